@@ -1,0 +1,42 @@
+// Opening the one SQLite file: WAL, foreign keys, a busy timeout, and the committed drizzle-kit
+// migrations applied at start (DECISIONS §1).
+import { existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
+import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
+import * as schema from './schema/index.js';
+
+export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database };
+/** A transaction handle: the same query API as Db. */
+export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
+
+function migrationsFolder(): string {
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  // Source (db/) and compiled (dist/db/) layouts both find the committed folder.
+  for (const candidate of [path.join(here, 'migrations'), path.join(here, '..', '..', 'db', 'migrations')]) {
+    if (existsSync(path.join(candidate, 'meta', '_journal.json'))) return candidate;
+  }
+  throw new Error('db/migrations not found');
+}
+
+export function openDb(file: string): Db {
+  if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
+  const sqlite = new Database(file);
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.pragma('busy_timeout = 5000');
+  const db = drizzle(sqlite, { schema }) as Db;
+  migrate(db, { migrationsFolder: migrationsFolder() });
+  return db;
+}
+
+export function closeDb(db: Db): void {
+  const sqlite = db.$client;
+  if (sqlite.open) {
+    sqlite.pragma('wal_checkpoint(TRUNCATE)');
+    sqlite.close();
+  }
+}

@@ -1,0 +1,110 @@
+// Spec §4.1: cursor paging in the app order (stored sort key, ties by id). Cursors are opaque and
+// MAC'd under the server key, bound to the user and the list, so a tampered or foreign cursor is
+// refused at /cursor (DECISIONS §4).
+import { and, eq, gt, gte, or, type SQL } from 'drizzle-orm';
+import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
+import { z } from 'zod';
+import { LIMITS } from '../server/config.js';
+import { invalid } from '../server/errors.js';
+import { constantTimeEqual, hmacSha256, toB64u, fromB64u } from '../server/crypto/secrets.js';
+
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,3})?(Z|[+-]\d{2}:\d{2})$/;
+
+/** Query numbers arrive as strings over REST and as numbers over tRPC; both are accepted strictly. */
+export const intParam = (min: number, max: number) =>
+  z.preprocess(
+    (v) => (typeof v === 'string' && /^-?\d+$/.test(v) ? Number(v) : v),
+    z.number().int().min(min).max(max).optional(),
+  );
+
+/** `true`/`false` only; a query string's 'false' must not become true (REST-FACADE). */
+export const boolParam = z.preprocess(
+  (v) => (v === 'true' ? true : v === 'false' ? false : v),
+  z.boolean().optional(),
+);
+
+export const UpdatedSince = z
+  .string()
+  .max(LIMITS.updatedSinceMax)
+  .refine((s) => RFC3339.test(s) && !Number.isNaN(Date.parse(s)), 'must be an RFC 3339 instant, e.g. 2026-11-21T09:30:00Z');
+
+export const ListQueryShape = {
+  limit: intParam(1, LIMITS.page.maxLimit).meta({ description: 'Page size, 1..200, default 50.' }),
+  cursor: z.string().max(LIMITS.cursorMax).optional().meta({ description: 'Opaque cursor from next_cursor.' }),
+  updated_since: UpdatedSince.optional().meta({ description: 'RFC 3339 instant; only items updated at or after it.' }),
+};
+
+export type ListQuery = { limit?: number | undefined; cursor?: string | undefined; updated_since?: string | undefined };
+
+export type CursorPos = { k: string; i: string };
+
+export function encodeCursor(key: Buffer, scope: string, pos: CursorPos): string {
+  const body = toB64u(Buffer.from(JSON.stringify([pos.k, pos.i]), 'utf8'));
+  const mac = toB64u(hmacSha256(key, `${scope}.${body}`).subarray(0, 16));
+  return `${body}.${mac}`;
+}
+
+export function decodeCursor(key: Buffer, scope: string, cursor: string): CursorPos {
+  const bad = () => invalid('/cursor', 'The cursor is not valid for this list; start again without it.');
+  const [body, mac, extra] = cursor.split('.');
+  if (!body || !mac || extra !== undefined) throw bad();
+  const given = fromB64u(mac);
+  const want = hmacSha256(key, `${scope}.${body}`).subarray(0, 16);
+  if (!given || !constantTimeEqual(given, want)) throw bad();
+  try {
+    const arr = JSON.parse(fromB64u(body)!.toString('utf8')) as unknown;
+    if (Array.isArray(arr) && arr.length === 2 && typeof arr[0] === 'string' && typeof arr[1] === 'string') {
+      return { k: arr[0], i: arr[1] };
+    }
+  } catch {
+    /* fall through */
+  }
+  throw bad();
+}
+
+export type PageSpec = {
+  key: Buffer;
+  scope: string;
+  query: ListQuery;
+  sortCol: SQLiteColumn;
+  idCol: SQLiteColumn;
+  updatedCol: SQLiteColumn;
+  /** The sort column holds integers (times), not text keys. */
+  numericSort?: boolean;
+};
+
+/** The WHERE parts a page needs (after the cursor, updated since) and the row count to fetch. */
+export function pageConditions(spec: PageSpec): { where: SQL[]; fetch: number; limit: number } {
+  const limit = spec.query.limit ?? LIMITS.page.defaultLimit;
+  const where: SQL[] = [];
+  if (spec.query.cursor) {
+    const pos = decodeCursor(spec.key, spec.scope, spec.query.cursor);
+    const k = spec.numericSort ? Number(pos.k) : pos.k;
+    where.push(or(gt(spec.sortCol, k), and(eq(spec.sortCol, k), gt(spec.idCol, pos.i)))!);
+  }
+  if (spec.query.updated_since) where.push(gte(spec.updatedCol, Date.parse(spec.query.updated_since)));
+  return { where, fetch: limit + 1, limit };
+}
+
+export type Page<T> = { data: T[]; next_cursor: string | null };
+
+/** Cuts the fetched rows to the page and makes the next cursor from the last row kept. */
+export function finishPage<R, T>(
+  spec: PageSpec,
+  rows: R[],
+  limit: number,
+  posOf: (row: R) => CursorPos,
+  map: (row: R) => T,
+): Page<T> {
+  const more = rows.length > limit;
+  const kept = more ? rows.slice(0, limit) : rows;
+  const last = kept[kept.length - 1];
+  return {
+    data: kept.map(map),
+    next_cursor: more && last ? encodeCursor(spec.key, spec.scope, posOf(last)) : null,
+  };
+}
+
+export function pageSchema<T extends z.ZodType>(item: T) {
+  return z.object({ data: z.array(item), next_cursor: z.string().nullable() });
+}

@@ -1,0 +1,61 @@
+// /v1: the tRPC procedures published through trpc-to-openapi (REST-FACADE). The adapter's own
+// error body is replaced with our problem object, success statuses come from procedure meta,
+// and a 204 carries no body and no Content-Type.
+import type { NextFunction, Request, Response } from 'express';
+import { createOpenApiNodeHttpHandler } from 'trpc-to-openapi';
+import { appRouter } from '../routers/index.js';
+import { createContextInner, type Context } from '../routers/trpc.js';
+import type { Deps } from '../server/deps.js';
+import { ROUTE_BY_PROCEDURE } from './routes.js';
+import { LIMITS } from '../server/config.js';
+import { sendProblem } from './send.js';
+import { requestState } from './state.js';
+
+export function createRestHandler(deps: Deps) {
+  const handler = createOpenApiNodeHttpHandler({
+    router: appRouter,
+    maxBodySize: LIMITS.jsonBodyBytes,
+    createContext: ({ req: rawReq }: { req: unknown }) => {
+      const req = rawReq as Request;
+      const state = requestState(req);
+      const ctx = createContextInner({
+        deps,
+        requestId: state.requestId,
+        authorization: req.headers.authorization,
+        ip: state.ip,
+      });
+      state.ctx = ctx;
+      return ctx;
+    },
+    responseMeta: ({ ctx, paths, errors }: { ctx?: unknown; paths?: readonly string[]; errors: readonly unknown[] }) => {
+      if (errors.length) return {};
+      const route = paths?.[0] ? ROUTE_BY_PROCEDURE.get(paths[0]) : undefined;
+      const c = ctx as Context | undefined;
+      const status = c?.http.status ?? route?.meta.successStatus ?? 200;
+      return { status, headers: { ...(c?.http.headers ?? {}) } };
+    },
+    onError: ({ error, req, path }: { error: unknown; req: unknown; path?: string }) => {
+      const state = requestState(req as Request);
+      state.error = error;
+      state.procedure = path;
+    },
+  } as unknown as Parameters<typeof createOpenApiNodeHttpHandler>[0]);
+
+  return (req: Request, res: Response, next: NextFunction) => {
+    const state = requestState(req);
+    const end = res.end.bind(res) as (...args: unknown[]) => Response;
+    res.end = ((...args: unknown[]) => {
+      res.end = end as Response['end'];
+      if (state.error) {
+        sendProblem(deps, req, res, state.error);
+        return res;
+      }
+      if (res.statusCode === 204) {
+        res.removeHeader('Content-Type');
+        return end();
+      }
+      return end(...args);
+    }) as Response['end'];
+    return handler(req, res, next);
+  };
+}

@@ -1,0 +1,20 @@
+// Writing a problem answer (spec §2.13, §7): application/problem+json, the request id, and the
+// headers the error carries (WWW-Authenticate, Retry-After, Allow). 5xx causes are logged, never sent.
+import type { Request, Response } from 'express';
+import type { Deps } from '../server/deps.js';
+import { finishProblem, toProblem } from './problems.js';
+import { requestState } from './state.js';
+
+export function sendProblem(deps: Deps, req: Request, res: Response, error: unknown): void {
+  const state = requestState(req);
+  const { problem, headers, internalCause } = toProblem(error);
+  if (internalCause !== undefined) {
+    deps.log.error({ requestId: state.requestId, err: internalCause, procedure: state.procedure }, 'internal error');
+  }
+  const body = finishProblem(problem, deps.config.publicUrl, state.requestId, req.originalUrl.split('?')[0]);
+  res.statusCode = problem.status;
+  for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
+  res.setHeader('Content-Type', 'application/problem+json');
+  res.setHeader('Cache-Control', 'no-store');
+  res.end(JSON.stringify(body));
+}

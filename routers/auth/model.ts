@@ -1,0 +1,140 @@
+// First-party accounts and sessions (DECISIONS §2, spec §5.4). Transport-agnostic.
+import { eq } from 'drizzle-orm';
+import { users } from '../../db/schema/index.js';
+import { resealUser } from '../../db/sealed.js';
+import type { Deps } from '../../server/deps.js';
+import { AppError, invalid } from '../../server/errors.js';
+import { newId } from '../../server/ids.js';
+import { hmacSha256 } from '../../server/crypto/secrets.js';
+import { newDataKey, unwrapDataKey, wrapDataKey } from '../../server/crypto/keywrap.js';
+import { decoyRecord, hashPassword, verifyPassword, type PasswordRecord } from '../../server/crypto/password.js';
+import { openJson, rowAad, sealJson } from '../../server/crypto/seal.js';
+import {
+  deleteCredential,
+  insertSession,
+  issueSession,
+  revokeAllCredentials,
+  sessionToken,
+  type Principal,
+} from '../../server/auth/credentials.js';
+
+const PASSWORD_PURPOSE = 'password';
+
+export function normaliseEmail(email: string): string {
+  return email.trim().normalize('NFC').toLowerCase();
+}
+
+function emailIndex(deps: Deps, email: string): Buffer {
+  return hmacSha256(deps.keys.emailIndex, normaliseEmail(email));
+}
+
+type UserRow = typeof users.$inferSelect;
+
+function recordOf(row: UserRow): PasswordRecord {
+  return { salt: row.pwSalt, params: JSON.parse(row.pwParams) as PasswordRecord['params'], verifier: row.pwVerifier };
+}
+
+function sealUser(dek: Buffer, userId: string, email: string): Buffer {
+  return sealJson(dek, rowAad(userId, 'users', userId), { email });
+}
+
+export function userEmail(dek: Buffer, row: Pick<UserRow, 'id' | 'sealed'>): string {
+  return openJson<{ email: string }>(dek, rowAad(row.id, 'users', row.id), row.sealed).email;
+}
+
+export async function register(deps: Deps, input: { email: string; password: string }) {
+  if (!deps.config.allowSignup) throw new AppError('forbidden', 'Sign-up is turned off on this server.');
+  const email = normaliseEmail(input.email);
+  const index = emailIndex(deps, email);
+  if (deps.db.select({ id: users.id }).from(users).where(eq(users.emailIndex, index)).get()) {
+    throw new AppError('conflict', 'An account with this email already exists.', { pointer: '/email' });
+  }
+  const { record, kek } = await hashPassword(input.password, deps.config.scryptLogN);
+  const userId = newId();
+  const dek = newDataKey();
+  const now = deps.clock();
+  const session = deps.db.transaction((tx) => {
+    tx.insert(users)
+      .values({
+        id: userId,
+        emailIndex: index,
+        sealed: sealUser(dek, userId, email),
+        pwSalt: record.salt,
+        pwParams: JSON.stringify(record.params),
+        pwVerifier: record.verifier,
+        pwWrappedKey: wrapDataKey(kek, userId, PASSWORD_PURPOSE, dek),
+        createdAt: now,
+        updatedAt: now,
+      })
+      .run();
+    return insertSession(tx, deps, userId, dek);
+  });
+  return { user: { id: userId, email }, ...(await sessionToken(deps, session)) };
+}
+
+/** A wrong password and an unknown email answer alike, after the same scrypt work. */
+export async function login(deps: Deps, input: { email: string; password: string }) {
+  const row = deps.db.select().from(users).where(eq(users.emailIndex, emailIndex(deps, input.email))).get();
+  const kek = await verifyPassword(input.password, row ? recordOf(row) : decoyRecord(deps.config.scryptLogN));
+  if (!row || !kek) throw new AppError('unauthorized', 'The email or password is wrong.');
+  const dek = unwrapDataKey(kek, row.id, PASSWORD_PURPOSE, row.pwWrappedKey);
+  return issueSession(deps, row.id, dek);
+}
+
+export function logout(deps: Deps, principal: Principal): void {
+  deleteCredential(deps.db, principal.userId, principal.credentialId);
+}
+
+async function checkPassword(deps: Deps, userId: string, password: string, pointer: string): Promise<UserRow> {
+  const row = deps.db.select().from(users).where(eq(users.id, userId)).get();
+  if (!row) throw new AppError('unauthorized', 'The account no longer exists.');
+  if (!(await verifyPassword(password, recordOf(row)))) throw invalid(pointer, 'The password is wrong.');
+  return row;
+}
+
+/** Spec §5.4: a password change disconnects everything; the caller gets a fresh session. */
+export async function changePassword(deps: Deps, principal: Principal, input: { currentPassword: string; newPassword: string }) {
+  await checkPassword(deps, principal.userId, input.currentPassword, '/currentPassword');
+  const { record, kek } = await hashPassword(input.newPassword, deps.config.scryptLogN);
+  const now = deps.clock();
+  const session = deps.db.transaction((tx) => {
+    tx.update(users)
+      .set({
+        pwSalt: record.salt,
+        pwParams: JSON.stringify(record.params),
+        pwVerifier: record.verifier,
+        pwWrappedKey: wrapDataKey(kek, principal.userId, PASSWORD_PURPOSE, principal.dek),
+        updatedAt: now,
+      })
+      .where(eq(users.id, principal.userId))
+      .run();
+    revokeAllCredentials(tx, principal.userId, now);
+    return insertSession(tx, deps, principal.userId, principal.dek);
+  });
+  return sessionToken(deps, session);
+}
+
+/**
+ * Spec §5.4: an encryption-key change. A new data key re-seals every row of the user in one
+ * transaction; every credential is disconnected (their wraps hold the old key anyway).
+ */
+export async function rotateKey(deps: Deps, principal: Principal, input: { password: string }) {
+  const row = await checkPassword(deps, principal.userId, input.password, '/password');
+  const kek = await verifyPassword(input.password, recordOf(row));
+  const newDek = newDataKey();
+  const now = deps.clock();
+  const session = deps.db.transaction((tx) => {
+    resealUser(deps.db.$client, principal.userId, principal.dek, newDek);
+    tx.update(users)
+      .set({ pwWrappedKey: wrapDataKey(kek!, principal.userId, PASSWORD_PURPOSE, newDek), updatedAt: now })
+      .where(eq(users.id, principal.userId))
+      .run();
+    revokeAllCredentials(tx, principal.userId, now);
+    return insertSession(tx, deps, principal.userId, newDek);
+  });
+  return sessionToken(deps, session);
+}
+
+export function revokeAll(deps: Deps, principal: Principal): void {
+  revokeAllCredentials(deps.db, principal.userId, deps.clock());
+}

@@ -1,0 +1,31 @@
+// Field schemas shared by several resources (spec §2 general rules).
+import { z } from 'zod';
+import { LIMITS } from '../server/config.js';
+import { IdRef } from '../server/ids.js';
+
+/** Spec §2 rule 3: six hex digits with or without a leading '#', max 16 characters. */
+export const ColorHex = z
+  .string()
+  .max(LIMITS.colorHex)
+  .regex(/^#?[0-9A-Fa-f]{6}$/, 'must be six hex digits, with or without a leading #');
+
+/** Spec §2 rule 4 (containers, filters): a string of at most 64 characters. */
+export const Symbol = z.string().max(LIMITS.symbol);
+
+/** Spec §2 rule 2: YYYY-MM-DD and a real calendar date. */
+export const DateOnly = z
+  .string()
+  .max(10)
+  .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date as YYYY-MM-DD')
+  .refine((s) => {
+    const d = new Date(`${s}T00:00:00Z`);
+    return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s;
+  }, 'is not a calendar date');
+
+export const Timestamp = z.string().meta({ description: 'RFC 3339 UTC with milliseconds', format: 'date-time' });
+
+/** Path parameter `{id}`. */
+export const IdParam = { id: IdRef };
+
+/** Body-less actions still refuse unknown properties. */
+export const EmptyBody = z.object({}).strict();

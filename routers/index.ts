@@ -1,0 +1,16 @@
+import { router } from './trpc.js';
+import { authRouter } from './auth/router.js';
+import { keysRouter } from './keys/router.js';
+import { meRouter } from './me/router.js';
+import { tagsRouter } from './tags/router.js';
+import { settingsRouter } from './settings/router.js';
+
+export const appRouter = router({
+  auth: authRouter,
+  keys: keysRouter,
+  me: meRouter,
+  tags: tagsRouter,
+  settings: settingsRouter,
+});
+
+export type AppRouter = typeof appRouter;

@@ -1,0 +1,112 @@
+// Personal access tokens (spec §4.14, §5.1).
+import { and, asc, eq, gt, gte, isNull, count } from 'drizzle-orm';
+import { credentials } from '../../db/schema/index.js';
+import { finishPage, pageConditions, type ListQuery, type PageSpec } from '../../db/paging.js';
+import type { Deps } from '../../server/deps.js';
+import { AppError, notFound } from '../../server/errors.js';
+import { LIMITS } from '../../server/config.js';
+import { newId } from '../../server/ids.js';
+import { iso, isoOrNull } from '../../server/clock.js';
+import { insertCredential, patToken, type Principal } from '../../server/auth/credentials.js';
+import { openJson, rowAad, sealJson } from '../../server/crypto/seal.js';
+
+const DAY = 86_400_000;
+
+type Row = typeof credentials.$inferSelect;
+
+function nameOf(dek: Buffer, row: Row): string {
+  return row.sealed ? openJson<{ name: string }>(dek, rowAad(row.userId, 'credentials', row.id), row.sealed).name : '';
+}
+
+function toKey(dek: Buffer, row: Row) {
+  return {
+    id: row.id,
+    name: nameOf(dek, row),
+    scopes: JSON.parse(row.scopes) as string[],
+    createdAt: iso(row.createdAt),
+    expiresAt: iso(row.expiresAt),
+    lastUsedAt: isoOrNull(row.lastUsedAt),
+  };
+}
+
+const activeWhere = (userId: string, now: number) =>
+  and(eq(credentials.userId, userId), eq(credentials.kind, 'pat'), isNull(credentials.revokedAt), gt(credentials.expiresAt, now));
+
+export function createKey(
+  deps: Deps,
+  p: Principal,
+  input: { name: string; scopes: string[]; expiresInDays: number },
+) {
+  const now = deps.clock();
+  const dayStart = Math.floor(now / DAY) * DAY;
+  return deps.db.transaction((tx) => {
+    // spec §5.1 rule 4: at most 10 created per (UTC) day, revoked ones included.
+    const today = tx
+      .select({ n: count() })
+      .from(credentials)
+      .where(and(eq(credentials.userId, p.userId), eq(credentials.kind, 'pat'), gte(credentials.createdAt, dayStart)))
+      .get()!.n;
+    if (today >= LIMITS.personalTokens.perDay) {
+      const retry = Math.ceil((dayStart + DAY - now) / 1000);
+      throw new AppError('rate_limited', `At most ${LIMITS.personalTokens.perDay} personal tokens can be created per day.`, {
+        headers: { 'Retry-After': String(retry) },
+      });
+    }
+    // spec §5.1 rule 4: at most 25 active at a time.
+    const active = tx.select({ n: count() }).from(credentials).where(activeWhere(p.userId, now)).get()!.n;
+    if (active >= LIMITS.personalTokens.active) {
+      throw new AppError('conflict', `At most ${LIMITS.personalTokens.active} personal tokens can be active; revoke one first.`);
+    }
+    const expiresAt = now + input.expiresInDays * DAY;
+    const id = newId();
+    const { secret } = insertCredential(tx, deps, {
+      id,
+      userId: p.userId,
+      dek: p.dek,
+      kind: 'pat',
+      scopes: input.scopes,
+      expiresAt,
+      sealedName: sealJson(p.dek, rowAad(p.userId, 'credentials', id), { name: input.name }),
+    });
+    return {
+      id,
+      name: input.name,
+      scopes: input.scopes,
+      createdAt: iso(now),
+      expiresAt: iso(expiresAt),
+      token: patToken(secret),
+    };
+  });
+}
+
+/** Active tokens, oldest first. The secret is in no answer but the creation one. */
+export function listKeys(deps: Deps, p: Principal, query: ListQuery) {
+  const spec: PageSpec = {
+    key: deps.keys.cursor,
+    scope: `${p.userId}:keys`,
+    query,
+    sortCol: credentials.createdAt,
+    idCol: credentials.id,
+    updatedCol: credentials.createdAt,
+    numericSort: true,
+  };
+  const { where, fetch, limit } = pageConditions(spec);
+  const rows = deps.db
+    .select()
+    .from(credentials)
+    .where(and(activeWhere(p.userId, deps.clock()), ...where))
+    .orderBy(asc(credentials.createdAt), asc(credentials.id))
+    .limit(fetch)
+    .all();
+  return finishPage(spec, rows, limit, (r) => ({ k: String(r.createdAt), i: r.id }), (r) => toKey(p.dek, r));
+}
+
+/** Revoking drops the wrapped key at once: the token can never unwrap the data key again. */
+export function revokeKey(deps: Deps, p: Principal, id: string): void {
+  const res = deps.db
+    .update(credentials)
+    .set({ wrappedKey: null, revokedAt: deps.clock() })
+    .where(and(eq(credentials.userId, p.userId), eq(credentials.id, id), eq(credentials.kind, 'pat'), isNull(credentials.revokedAt)))
+    .run();
+  if (res.changes === 0) throw notFound('Key');
+}

@@ -1,0 +1,36 @@
+import { z } from 'zod';
+import { eq } from 'drizzle-orm';
+import { users } from '../../db/schema/index.js';
+import { authedProcedure, router } from '../trpc.js';
+import { Timestamp } from '../common.js';
+import { iso, isoOrNull } from '../../server/clock.js';
+import { AppError } from '../../server/errors.js';
+
+const Me = z.object({
+  sub: z.string().meta({ description: 'The user id the credential acts for.' }),
+  credential: z.object({
+    id: z.string(),
+    kind: z.enum(['session', 'personal_token']),
+    expiresAt: Timestamp,
+  }),
+  scopes: z.array(z.string()).meta({ description: 'The granted scope list.' }),
+  webhooks: z.object({ disabled: z.boolean(), disabledAt: Timestamp.nullable() }),
+});
+
+export const meRouter = router({
+  get: authedProcedure
+    .meta({ openapi: { method: 'GET', path: '/v1/me', tags: ['identity'], summary: 'The calling credential, its subject and granted scopes (spec §4.3)' } })
+    .input(z.object({}).strict().optional())
+    .output(Me)
+    .query(({ ctx }) => {
+      const p = ctx.principal;
+      const row = ctx.deps.db.select({ disabledAt: users.webhooksDisabledAt }).from(users).where(eq(users.id, p.userId)).get();
+      if (!row) throw new AppError('unauthorized', 'The account no longer exists.');
+      return {
+        sub: p.userId,
+        credential: { id: p.credentialId, kind: p.kind === 'pat' ? 'personal_token' : 'session', expiresAt: iso(p.expiresAt) },
+        scopes: p.granted,
+        webhooks: { disabled: row.disabledAt != null, disabledAt: isoOrNull(row.disabledAt) },
+      } as const;
+    }),
+});

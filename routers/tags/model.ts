@@ -1,0 +1,88 @@
+// Tags (spec §2.9, §4.13). Names are sealed; uniqueness (case-insensitive) is a blind index.
+import { and, asc, desc, eq } from 'drizzle-orm';
+import { tags } from '../../db/schema/index.js';
+import { finishPage, pageConditions, type ListQuery, type PageSpec } from '../../db/paging.js';
+import { keyAfter } from '../../db/order.js';
+import type { Deps } from '../../server/deps.js';
+import type { Principal } from '../../server/auth/credentials.js';
+import { AppError, notFound } from '../../server/errors.js';
+import { newId } from '../../server/ids.js';
+import { iso } from '../../server/clock.js';
+import { openJson, rowAad, sealJson } from '../../server/crypto/seal.js';
+import { tagNameIndex } from '../../server/crypto/blind-index.js';
+
+type Row = typeof tags.$inferSelect;
+type Sealed = { name: string; colorHex: string | null };
+
+const aad = (userId: string, id: string) => rowAad(userId, 'tags', id);
+
+function toTag(dek: Buffer, row: Row) {
+  const s = openJson<Sealed>(dek, aad(row.userId, row.id), row.sealed);
+  return { id: row.id, name: s.name, colorHex: s.colorHex, sortKey: row.sortKey, createdAt: iso(row.createdAt), updatedAt: iso(row.updatedAt) };
+}
+
+function getRow(deps: Deps, userId: string, id: string): Row {
+  const row = deps.db.select().from(tags).where(and(eq(tags.userId, userId), eq(tags.id, id))).get();
+  if (!row) throw notFound('Tag');
+  return row;
+}
+
+export function listTags(deps: Deps, p: Principal, query: ListQuery) {
+  const spec: PageSpec = { key: deps.keys.cursor, scope: `${p.userId}:tags`, query, sortCol: tags.sortKey, idCol: tags.id, updatedCol: tags.updatedAt };
+  const { where, fetch, limit } = pageConditions(spec);
+  const rows = deps.db
+    .select()
+    .from(tags)
+    .where(and(eq(tags.userId, p.userId), ...where))
+    .orderBy(asc(tags.sortKey), asc(tags.id))
+    .limit(fetch)
+    .all();
+  return finishPage(spec, rows, limit, (r) => ({ k: r.sortKey, i: r.id }), (r) => toTag(p.dek, r));
+}
+
+export function getTag(deps: Deps, p: Principal, id: string) {
+  return toTag(p.dek, getRow(deps, p.userId, id));
+}
+
+/** Creates the tag, or returns the one that already has this name (`created: false`). */
+export function createTag(deps: Deps, p: Principal, input: { name: string; colorHex?: string | null | undefined; id?: string | undefined }) {
+  const index = tagNameIndex(p.dek, input.name);
+  return deps.db.transaction((tx) => {
+    const existing = tx.select().from(tags).where(and(eq(tags.userId, p.userId), eq(tags.nameIndex, index))).get();
+    if (existing) return { created: false, tag: toTag(p.dek, existing) };
+    const id = input.id ?? newId();
+    if (input.id && tx.select({ id: tags.id }).from(tags).where(eq(tags.id, input.id)).get()) {
+      throw new AppError('duplicate_id', 'A resource with this id already exists.', { pointer: '/id' });
+    }
+    const last = tx.select({ k: tags.sortKey }).from(tags).where(eq(tags.userId, p.userId)).orderBy(desc(tags.sortKey)).limit(1).get();
+    const now = deps.clock();
+    const row: Row = {
+      id,
+      userId: p.userId,
+      nameIndex: index,
+      sortKey: keyAfter(last?.k ?? null),
+      sealed: sealJson(p.dek, aad(p.userId, id), { name: input.name, colorHex: input.colorHex ?? null } satisfies Sealed),
+      createdAt: now,
+      updatedAt: now,
+    };
+    tx.insert(tags).values(row).run();
+    return { created: true, tag: toTag(p.dek, row) };
+  });
+}
+
+export function updateTag(deps: Deps, p: Principal, input: { id: string; colorHex: string | null }) {
+  return deps.db.transaction((tx) => {
+    const row = tx.select().from(tags).where(and(eq(tags.userId, p.userId), eq(tags.id, input.id))).get();
+    if (!row) throw notFound('Tag');
+    const s = openJson<Sealed>(p.dek, aad(p.userId, row.id), row.sealed);
+    const next: Row = { ...row, sealed: sealJson(p.dek, aad(p.userId, row.id), { name: s.name, colorHex: input.colorHex }), updatedAt: deps.clock() };
+    tx.update(tags).set({ sealed: next.sealed, updatedAt: next.updatedAt }).where(and(eq(tags.userId, p.userId), eq(tags.id, row.id))).run();
+    return toTag(p.dek, next);
+  });
+}
+
+/** Deletes the tag; its links to to-dos go with it (foreign keys cascade). */
+export function deleteTag(deps: Deps, p: Principal, id: string): void {
+  const res = deps.db.delete(tags).where(and(eq(tags.userId, p.userId), eq(tags.id, id))).run();
+  if (res.changes === 0) throw notFound('Tag');
+}

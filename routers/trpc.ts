@@ -1,0 +1,69 @@
+// initTRPC, the context and the procedure builders. Scopes live in each procedure's meta, the one
+// source of truth read by the auth middleware, the OpenAPI post-processing and the scope tests.
+import { initTRPC } from '@trpc/server';
+import superjson from 'superjson';
+import type { OpenApiMeta } from 'trpc-to-openapi';
+import type { Deps } from '../server/deps.js';
+import { AppError } from '../server/errors.js';
+import { authenticate, type Principal } from '../server/auth/credentials.js';
+import type { Scope } from '../server/scopes.js';
+import { toProblem } from '../rest/problems.js';
+
+export type Meta = OpenApiMeta & {
+  /** HTTP status of a successful REST answer (DECISIONS §4); 200 when absent. */
+  successStatus?: 200 | 201 | 204;
+  /** Every scope the route needs (spec §4 "Scopes" columns). Absent = any valid credential. */
+  scopes?: Scope[];
+  /** First-party sessions only (spec §4.14, §4.16); other credentials get forbidden_scope. */
+  firstPartyOnly?: boolean;
+  /** No credential at all (register, login). */
+  public?: boolean;
+};
+
+export type ContextInner = {
+  deps: Deps;
+  requestId: string;
+  authorization?: string | undefined;
+  ip?: string | undefined;
+};
+
+/** What a procedure may say about its HTTP answer beyond the body (status chosen at run time). */
+export type HttpOut = { status?: 200 | 201 | 204; headers: Record<string, string> };
+
+export type Context = ContextInner & { http: HttpOut };
+
+/** Tests build a context directly: no HTTP, same procedures. */
+export function createContextInner(inner: ContextInner): Context {
+  return { ...inner, http: { headers: {} } };
+}
+
+const t = initTRPC
+  .context<Context>()
+  .meta<Meta>()
+  .create({
+    transformer: superjson,
+    // /trpc clients get the same problem object REST clients get, under data.problem.
+    errorFormatter({ shape, error }) {
+      const { problem } = toProblem(error);
+      return { ...shape, data: { ...shape.data, stack: undefined, problem } };
+    },
+  });
+
+export const router = t.router;
+export const createCallerFactory = t.createCallerFactory;
+export const publicProcedure = t.procedure;
+
+/** Resolves the credential and enforces the meta's scopes (spec §5.3 rule 4). */
+export const authedProcedure = t.procedure.use(async ({ ctx, meta, next }) => {
+  const principal = await authenticate(ctx.deps, ctx.authorization);
+  if (meta?.firstPartyOnly && principal.kind !== 'session') {
+    throw new AppError('forbidden_scope', 'This route is for first-party app sessions only.');
+  }
+  const missing = (meta?.scopes ?? []).filter((s) => !principal.scopes.has(s));
+  if (missing.length) {
+    throw new AppError('forbidden_scope', `The credential lacks the scope${missing.length > 1 ? 's' : ''} ${missing.join(', ')}.`);
+  }
+  return next({ ctx: { ...ctx, principal } });
+});
+
+export type AuthedContext = Context & { principal: Principal };

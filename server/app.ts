@@ -1,0 +1,112 @@
+// createApp(deps) → Express: /healthz, /.well-known, /v1 (REST via trpc-to-openapi), /trpc
+// (first-party, superjson), /openapi.json, /docs, /errors. Every error leaves as a problem.
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { randomBytes } from 'node:crypto';
+import { createExpressMiddleware } from '@trpc/server/adapters/express';
+import swaggerUi from 'swagger-ui-express';
+import { appRouter } from '../routers/index.js';
+import { createContextInner } from '../routers/trpc.js';
+import { createRestHandler } from '../rest/handler.js';
+import { jsonBody, mediaTypeGuard } from '../rest/guards.js';
+import { methodsAt } from '../rest/routes.js';
+import { sendProblem } from '../rest/send.js';
+import { initRequestState, requestState } from '../rest/state.js';
+import { buildOpenApiDocument } from '../rest/openapi.js';
+import { errorPage, errorIndex } from '../rest/error-pages.js';
+import { LIMITS } from './config.js';
+import type { Deps } from './deps.js';
+import { AppError } from './errors.js';
+
+function newRequestId(): string {
+  return 'req_' + randomBytes(12).toString('base64url');
+}
+
+export function createApp(deps: Deps): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', deps.config.trustProxy ? deps.config.trustProxy.split(',').map((s) => s.trim()) : false);
+  app.set('etag', false);
+
+  // Request id, access log (route, status, duration; never query strings, bodies or headers).
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    const state = initRequestState(req, newRequestId(), req.ip ?? req.socket.remoteAddress ?? '');
+    res.setHeader('X-Request-Id', state.requestId);
+    res.on('finish', () => {
+      const ms = Number(process.hrtime.bigint() - state.start) / 1e6;
+      deps.log.info(
+        { requestId: state.requestId, method: req.method, path: req.path, route: state.procedure, status: res.statusCode, durationMs: Math.round(ms * 100) / 100 },
+        'request',
+      );
+    });
+    next();
+  });
+
+  app.get('/healthz', (_req, res) => {
+    deps.db.$client.prepare('SELECT 1').get();
+    res.json({ status: 'ok' });
+  });
+
+  // RFC 9728: where a client learns how to get a token for this API.
+  app.get('/.well-known/oauth-protected-resource', (_req, res) => {
+    res.json({
+      resource: `${deps.config.publicUrl}/v1`,
+      authorization_servers: [deps.config.publicUrl],
+      bearer_methods_supported: ['header'],
+      scopes_supported: undefined,
+      resource_documentation: `${deps.config.publicUrl}/docs`,
+    });
+  });
+
+  const doc = buildOpenApiDocument(deps.config.publicUrl);
+  app.get('/openapi.json', (_req, res) => {
+    res.json(doc);
+  });
+  app.use('/docs', swaggerUi.serve, swaggerUi.setup(doc, { customSiteTitle: 'Cairn API' }));
+
+  app.get('/errors', (_req, res) => {
+    res.type('html').send(errorIndex(deps.config.publicUrl));
+  });
+  app.get('/errors/:code', (req, res, next) => {
+    const html = errorPage(deps.config.publicUrl, String(req.params.code));
+    if (!html) return next();
+    res.type('html').send(html);
+  });
+
+  // First-party TypeScript clients: the same procedures, superjson on the wire.
+  app.use(
+    '/trpc',
+    createExpressMiddleware({
+      router: appRouter,
+      maxBodySize: LIMITS.jsonBodyBytes,
+      createContext: ({ req }) => {
+        const state = requestState(req);
+        return createContextInner({ deps, requestId: state.requestId, authorization: req.headers.authorization, ip: state.ip });
+      },
+      onError: ({ error, path }) => {
+        if (error.code === 'INTERNAL_SERVER_ERROR') deps.log.error({ err: error.cause ?? error, procedure: path }, 'internal error');
+      },
+    }),
+  );
+
+  app.use('/v1', mediaTypeGuard, jsonBody);
+  app.use(createRestHandler(deps));
+
+  // Nothing matched: 405 where the path exists with other methods, else 404.
+  app.use((req: Request, _res: Response, next: NextFunction) => {
+    const allowed = req.path.startsWith('/v1/') ? methodsAt(req.path) : [];
+    if (allowed.length) {
+      return next(new AppError('method_not_allowed', `${req.method} is not allowed here.`, { headers: { Allow: allowed.join(', ') } }));
+    }
+    next(new AppError('not_found', 'No route matches this path.'));
+  });
+
+  app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
+    if (res.headersSent) {
+      res.end();
+      return;
+    }
+    sendProblem(deps, req, res, err);
+  });
+
+  return app;
+}

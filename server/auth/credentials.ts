@@ -1,0 +1,194 @@
+// Credentials that carry a user's key (DECISIONS §3): issuing, resolving and revoking them.
+// A credential is found by SHA-256 of its secret; the data key is unwrapped with a key derived
+// from that secret, so only a request holding the credential can read the user's content.
+import { and, eq, isNull, ne } from 'drizzle-orm';
+import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
+import { credentials } from '../../db/schema/index.js';
+import type { Db, Tx } from '../../db/client.js';
+import type { Deps } from '../deps.js';
+import { AppError } from '../errors.js';
+import { newId } from '../ids.js';
+import { LIMITS } from '../config.js';
+import { credentialKek, unwrapDataKey, wrapDataKey } from '../crypto/keywrap.js';
+import { fromB64u, newSecret, sha256, toB64u } from '../crypto/secrets.js';
+import { ALL_SCOPES, expandScopes, type Scope } from '../scopes.js';
+import { SealError } from '../crypto/seal.js';
+
+export type CredentialKind = 'session' | 'pat';
+
+export type Principal = {
+  userId: string;
+  credentialId: string;
+  kind: CredentialKind;
+  /** The scope list as granted (what /v1/me reports). */
+  granted: string[];
+  /** Everything the granted list allows (implications and umbrellas applied). */
+  scopes: ReadonlySet<Scope>;
+  dek: Buffer;
+  expiresAt: number;
+};
+
+/** Personal access tokens are prefixed so scanners and users can recognise them. */
+export const PAT_PREFIX = 'cairn_pat_';
+const SESSION_AUDIENCE = 'cairn:first-party-session';
+const DAY = 86_400_000;
+
+export function wrapPurpose(credentialId: string): string {
+  return `credential:${credentialId}`;
+}
+
+function unauthorized(deps: Deps, detail: string, tokenPresented: boolean): AppError {
+  const meta = `${deps.config.publicUrl}/.well-known/oauth-protected-resource`;
+  const challenge = tokenPresented
+    ? `Bearer resource_metadata="${meta}", error="invalid_token", error_description="${detail}"`
+    : `Bearer resource_metadata="${meta}"`;
+  return new AppError('unauthorized', detail, { headers: { 'WWW-Authenticate': challenge } });
+}
+
+type IssueInput = {
+  userId: string;
+  dek: Buffer;
+  kind: CredentialKind;
+  scopes: readonly string[];
+  expiresAt: number;
+  sealedName?: Buffer | null;
+  id?: string;
+};
+
+/** Inserts a credential and returns its id and secret. The secret is never stored. */
+export function insertCredential(tx: Tx | Db, deps: Deps, input: IssueInput): { id: string; secret: Buffer } {
+  const id = input.id ?? newId();
+  const secret = newSecret();
+  const kek = credentialKek(secret, input.kind);
+  tx.insert(credentials)
+    .values({
+      id,
+      userId: input.userId,
+      kind: input.kind,
+      secretHash: sha256(secret),
+      wrappedKey: wrapDataKey(kek, input.userId, wrapPurpose(id), input.dek),
+      scopes: JSON.stringify(input.scopes),
+      sealed: input.sealedName ?? null,
+      createdAt: deps.clock(),
+      expiresAt: input.expiresAt,
+    })
+    .run();
+  return { id, secret };
+}
+
+export type NewSession = { id: string; userId: string; secret: Buffer; expiresAt: number };
+
+/** Inserts a first-party session credential (synchronous, so it fits inside a transaction). */
+export function insertSession(tx: Tx | Db, deps: Deps, userId: string, dek: Buffer): NewSession {
+  const expiresAt = deps.clock() + LIMITS.session.lifeDays * DAY;
+  const { id, secret } = insertCredential(tx, deps, { userId, dek, kind: 'session', scopes: ['*'], expiresAt });
+  return { id, userId, secret, expiresAt };
+}
+
+/** The session's wire form: a JWT (jose, HS256 under the server key) that carries the secret. */
+export async function sessionToken(deps: Deps, s: NewSession): Promise<{ token: string; expiresAt: string }> {
+  const token = await new SignJWT({ sid: s.id, sk: toB64u(s.secret) })
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .setSubject(s.userId)
+    .setIssuer(deps.config.publicUrl)
+    .setAudience(SESSION_AUDIENCE)
+    .setIssuedAt(Math.floor(deps.clock() / 1000))
+    .setExpirationTime(Math.floor(s.expiresAt / 1000))
+    .sign(deps.keys.jwt);
+  return { token, expiresAt: new Date(s.expiresAt).toISOString() };
+}
+
+export async function issueSession(deps: Deps, userId: string, dek: Buffer): Promise<{ token: string; expiresAt: string }> {
+  return sessionToken(deps, insertSession(deps.db, deps, userId, dek));
+}
+
+export function patToken(secret: Buffer): string {
+  return PAT_PREFIX + toB64u(secret);
+}
+
+type Presented = { kind: CredentialKind; secret: Buffer; claimedUser?: string; claimedId?: string };
+
+async function parseBearer(deps: Deps, token: string): Promise<Presented | null> {
+  if (token.startsWith(PAT_PREFIX)) {
+    const secret = fromB64u(token.slice(PAT_PREFIX.length));
+    return secret && secret.length === 32 ? { kind: 'pat', secret } : null;
+  }
+  if (token.startsWith('eyJ')) {
+    try {
+      const { payload } = await jwtVerify(token, deps.keys.jwt, {
+        issuer: deps.config.publicUrl,
+        audience: SESSION_AUDIENCE,
+        algorithms: ['HS256'],
+        currentDate: new Date(deps.clock()),
+      });
+      const secret = typeof payload.sk === 'string' ? fromB64u(payload.sk) : null;
+      if (!secret || secret.length !== 32 || typeof payload.sid !== 'string' || !payload.sub) return null;
+      return { kind: 'session', secret, claimedUser: payload.sub, claimedId: payload.sid };
+    } catch (e) {
+      if (e instanceof joseErrors.JOSEError) return null;
+      throw e;
+    }
+  }
+  return null;
+}
+
+const TOUCH_EVERY_MS = 60_000;
+
+/** Resolves `Authorization: Bearer …` to a principal holding the unwrapped data key. */
+export async function authenticate(deps: Deps, authorization: string | undefined): Promise<Principal> {
+  if (!authorization) throw unauthorized(deps, 'A bearer credential is required.', false);
+  const m = /^Bearer[ ]+([\x21-\x7e]+)[ ]*$/i.exec(authorization);
+  if (!m) throw unauthorized(deps, 'The Authorization header must be "Bearer <token>".', true);
+  const presented = await parseBearer(deps, m[1]!);
+  if (!presented) throw unauthorized(deps, 'The credential is not valid.', true);
+
+  const row = deps.db.select().from(credentials).where(eq(credentials.secretHash, sha256(presented.secret))).get();
+  const now = deps.clock();
+  if (
+    !row ||
+    row.kind !== presented.kind ||
+    (presented.claimedId !== undefined && (row.id !== presented.claimedId || row.userId !== presented.claimedUser)) ||
+    row.revokedAt != null ||
+    !row.wrappedKey
+  ) {
+    throw unauthorized(deps, 'The credential is not valid.', true);
+  }
+  if (row.expiresAt <= now) throw unauthorized(deps, 'The credential has expired.', true);
+
+  let dek: Buffer;
+  try {
+    dek = unwrapDataKey(credentialKek(presented.secret, row.kind), row.userId, wrapPurpose(row.id), row.wrappedKey);
+  } catch (e) {
+    if (e instanceof SealError) throw unauthorized(deps, 'The credential is not valid.', true);
+    throw e;
+  }
+  if (row.lastUsedAt == null || now - row.lastUsedAt >= TOUCH_EVERY_MS) {
+    deps.db.update(credentials).set({ lastUsedAt: now }).where(eq(credentials.id, row.id)).run();
+  }
+  const granted = JSON.parse(row.scopes) as string[];
+  return {
+    userId: row.userId,
+    credentialId: row.id,
+    kind: row.kind,
+    granted: row.kind === 'session' ? [...ALL_SCOPES] : granted,
+    scopes: row.kind === 'session' ? ALL_SCOPES : expandScopes(granted),
+    dek,
+    expiresAt: row.expiresAt,
+  };
+}
+
+/**
+ * Spec §5.4: disconnects every token, key, session and grant of the user. Sessions are deleted;
+ * personal tokens keep their row (for the daily creation count) but lose their wrapped key.
+ */
+export function revokeAllCredentials(tx: Tx | Db, userId: string, now: number): void {
+  tx.update(credentials)
+    .set({ wrappedKey: null, revokedAt: now })
+    .where(and(eq(credentials.userId, userId), eq(credentials.kind, 'pat'), isNull(credentials.revokedAt)))
+    .run();
+  tx.delete(credentials).where(and(eq(credentials.userId, userId), ne(credentials.kind, 'pat'))).run();
+}
+
+export function deleteCredential(tx: Tx | Db, userId: string, credentialId: string): void {
+  tx.delete(credentials).where(and(eq(credentials.userId, userId), eq(credentials.id, credentialId))).run();
+}

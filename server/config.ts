@@ -1,0 +1,95 @@
+// The process configuration: environment parsed once with zod, and every limit of spec §8
+// in one place with the spec's values as defaults (DECISIONS §1).
+import path from 'node:path';
+import { z } from 'zod';
+
+const boolish = z
+  .enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off', ''])
+  .transform((v) => v === '1' || v === 'true' || v === 'yes' || v === 'on');
+
+const EnvSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  DATA_DIR: z.string().min(1).default('./data'),
+  PUBLIC_URL: z.url().optional(),
+  CAIRN_MASTER_KEY: z.string().optional(),
+  CAIRN_ALLOW_SIGNUP: boolish.default(true),
+  CAIRN_RATE_LIMIT_FACTOR: z.coerce.number().positive().default(1),
+  CAIRN_UNSAFE_ALLOW_LOOPBACK: boolish.default(false),
+  CAIRN_TRUST_PROXY: z.string().optional(),
+  // scrypt cost as log2(N). OWASP's recommendation (N=2^17, r=8, p=1) is the default; tests may
+  // lower it to keep the suite fast, never below 2^14.
+  CAIRN_SCRYPT_LOG_N: z.coerce.number().int().min(14).max(20).default(17),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+/** Spec §8: every limit, with the spec's numbers. Rate-limit budgets are scaled by `rateLimitFactor`. */
+export const LIMITS = {
+  page: { defaultLimit: 50, maxLimit: 200 },
+  cursorMax: 4096,
+  updatedSinceMax: 24,
+  idMax: 64,
+  container: { name: 256, subtitle: 512, notes: 100_000 },
+  headingName: 512,
+  noteFolderName: 512,
+  note: { title: 512, body: 100_000 },
+  attachment: { url: 2048, text: 2048, title: 512 },
+  inbox: { text: 2048, url: 2048 },
+  filter: { name: 256, criteria: 10_000 },
+  tag: { name: 64, colorHex: 16 },
+  linkTitleUrl: 2048,
+  symbol: 64,
+  colorHex: 16,
+  trashPurgeDays: 30,
+  personalTokens: { active: 25, perDay: 10, expiryDays: [30, 90, 180, 365] as const },
+  webhookDeliveries: { kept: 100, days: 30 },
+  refresh: { graceSeconds: 30, grantLifeDays: 365 },
+  session: { lifeDays: 30 },
+  password: { min: 10, max: 1024 },
+  email: 254,
+  /** DECISIONS §4: JSON bodies up to 1 MiB; file uploads up to 25 MiB. */
+  jsonBodyBytes: 1024 * 1024,
+  fileBodyBytes: 25 * 1024 * 1024,
+} as const;
+
+export type Config = {
+  port: number;
+  host: string;
+  dataDir: string;
+  dbFile: string;
+  publicUrl: string;
+  masterKeyHex: string | undefined;
+  allowSignup: boolean;
+  rateLimitFactor: number;
+  unsafeAllowLoopback: boolean;
+  trustProxy: string | undefined;
+  scryptLogN: number;
+  logLevel: z.infer<typeof EnvSchema>['LOG_LEVEL'];
+};
+
+export class ConfigError extends Error {}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = EnvSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`invalid environment:\n  ${lines.join('\n  ')}`);
+  }
+  const e = parsed.data;
+  const dataDir = path.resolve(e.DATA_DIR);
+  const publicUrl = (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, '');
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    dataDir,
+    dbFile: path.join(dataDir, 'cairn.db'),
+    publicUrl,
+    masterKeyHex: e.CAIRN_MASTER_KEY,
+    allowSignup: e.CAIRN_ALLOW_SIGNUP,
+    rateLimitFactor: e.CAIRN_RATE_LIMIT_FACTOR,
+    unsafeAllowLoopback: e.CAIRN_UNSAFE_ALLOW_LOOPBACK,
+    trustProxy: e.CAIRN_TRUST_PROXY,
+    scryptLogN: e.CAIRN_SCRYPT_LOG_N,
+    logLevel: e.LOG_LEVEL,
+  };
+}

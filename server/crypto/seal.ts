@@ -1,0 +1,57 @@
+// AES-256-GCM sealing of content (DECISIONS §3). A sealed blob is
+//   version(1) || nonce(12) || tag(16) || ciphertext
+// and the AAD binds it to its owner, table and row, so ciphertext copied to another row (or
+// another user's row) fails to open.
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+
+const VERSION = 1;
+const NONCE = 12;
+const TAG = 16;
+const HEADER = 1 + NONCE + TAG;
+
+export class SealError extends Error {
+  constructor() {
+    super('sealed value failed to open');
+    this.name = 'SealError';
+  }
+}
+
+/** The AAD of a sealed row: user id, table and row id, unambiguous (NUL-separated). */
+export function rowAad(userId: string, table: string, rowId: string): Buffer {
+  return Buffer.from(`${userId}\0${table}\0${rowId}`, 'utf8');
+}
+
+export function seal(key: Buffer, aad: Buffer, plaintext: Buffer): Buffer {
+  if (key.length !== 32) throw new Error('seal: key must be 32 bytes');
+  const nonce = randomBytes(NONCE);
+  const cipher = createCipheriv('aes-256-gcm', key, nonce, { authTagLength: TAG });
+  cipher.setAAD(aad);
+  const body = Buffer.concat([cipher.update(plaintext), cipher.final()]);
+  const out = Buffer.allocUnsafe(HEADER + body.length);
+  out[0] = VERSION;
+  nonce.copy(out, 1);
+  cipher.getAuthTag().copy(out, 1 + NONCE);
+  body.copy(out, HEADER);
+  return out;
+}
+
+export function open(key: Buffer, aad: Buffer, blob: Buffer | Uint8Array): Buffer {
+  const buf = Buffer.isBuffer(blob) ? blob : Buffer.from(blob.buffer, blob.byteOffset, blob.byteLength);
+  if (buf.length < HEADER || buf[0] !== VERSION) throw new SealError();
+  const decipher = createDecipheriv('aes-256-gcm', key, buf.subarray(1, 1 + NONCE), { authTagLength: TAG });
+  decipher.setAAD(aad);
+  decipher.setAuthTag(buf.subarray(1 + NONCE, HEADER));
+  try {
+    return Buffer.concat([decipher.update(buf.subarray(HEADER)), decipher.final()]);
+  } catch {
+    throw new SealError();
+  }
+}
+
+export function sealJson(key: Buffer, aad: Buffer, value: unknown): Buffer {
+  return seal(key, aad, Buffer.from(JSON.stringify(value), 'utf8'));
+}
+
+export function openJson<T>(key: Buffer, aad: Buffer, blob: Buffer | Uint8Array): T {
+  return JSON.parse(open(key, aad, blob).toString('utf8')) as T;
+}

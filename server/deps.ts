@@ -1,0 +1,15 @@
+// What every procedure, job and route needs, passed in (never imported as globals) so tests can
+// build the app around a temp file and a manual clock.
+import type { Logger } from 'pino';
+import type { Db } from '../db/client.js';
+import type { Config } from './config.js';
+import type { ServerKeys } from './crypto/master-key.js';
+import type { Clock } from './clock.js';
+
+export type Deps = {
+  db: Db;
+  config: Config;
+  keys: ServerKeys;
+  clock: Clock;
+  log: Logger;
+};

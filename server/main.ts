@@ -1,0 +1,51 @@
+// The process: boot, listen, shut down cleanly on SIGTERM/SIGINT (finish in-flight requests,
+// close the database).
+import { createServer } from 'node:http';
+import { loadConfig } from './config.js';
+import { openDb, closeDb } from '../db/client.js';
+import { deriveServerKeys, loadMasterKey } from './crypto/master-key.js';
+import { createLogger } from './logger.js';
+import { systemClock } from './clock.js';
+import { createApp } from './app.js';
+import type { Deps } from './deps.js';
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const log = createLogger(config.logLevel);
+  const db = openDb(config.dbFile);
+  const keys = deriveServerKeys(loadMasterKey(config.dataDir, config.masterKeyHex));
+  const deps: Deps = { db, config, keys, clock: systemClock, log };
+  const server = createServer(createApp(deps));
+  server.keepAliveTimeout = 5_000;
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, resolve);
+  });
+  const addr = server.address();
+  log.info({ address: typeof addr === 'object' && addr ? `${addr.address}:${addr.port}` : addr, dataDir: config.dataDir, publicUrl: config.publicUrl }, 'cairn listening');
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'shutting down');
+    server.close(() => {
+      closeDb(db);
+      log.info('stopped');
+      process.exit(0);
+    });
+    server.closeIdleConnections();
+    // In-flight requests get 10 s to finish.
+    setTimeout(() => {
+      server.closeAllConnections();
+    }, 10_000).unref();
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+main().catch((err) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exit(1);
+});

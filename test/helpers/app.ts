@@ -1,0 +1,58 @@
+// A real server for tests: a temp DATA_DIR with a real SQLite file, the real Express app on a
+// loopback port, and a manual clock (tests never sleep).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { randomBytes } from 'node:crypto';
+import { loadConfig, type Config } from '../../server/config.js';
+import { openDb, closeDb } from '../../db/client.js';
+import { deriveServerKeys } from '../../server/crypto/master-key.js';
+import { createLogger } from '../../server/logger.js';
+import { manualClock } from '../../server/clock.js';
+import { createApp } from '../../server/app.js';
+import type { Deps } from '../../server/deps.js';
+import { appRouter } from '../../routers/index.js';
+import { createCallerFactory, createContextInner } from '../../routers/trpc.js';
+
+export type TestApp = {
+  url: string;
+  deps: Deps;
+  clock: ReturnType<typeof manualClock>;
+  dataDir: string;
+  masterKey: Buffer;
+  /** A tRPC caller acting with the given bearer token (no HTTP). */
+  caller: (token?: string) => ReturnType<ReturnType<typeof createCallerFactory<typeof appRouter>>>;
+  close: () => Promise<void>;
+};
+
+export async function startApp(env: Record<string, string> = {}, configPatch: Partial<Config> = {}): Promise<TestApp> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'cairn-test-'));
+  const masterKey = randomBytes(32);
+  const base = loadConfig({ DATA_DIR: dataDir, CAIRN_SCRYPT_LOG_N: '14', LOG_LEVEL: 'silent', ...env });
+  const clock = manualClock();
+  const server: Server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  const config: Config = { ...base, port, publicUrl: `http://127.0.0.1:${port}`, ...configPatch };
+  const db = openDb(config.dbFile);
+  const deps: Deps = { db, config, keys: deriveServerKeys(masterKey), clock, log: createLogger('silent') };
+  server.on('request', createApp(deps));
+  const factory = createCallerFactory(appRouter);
+  return {
+    url: `http://127.0.0.1:${port}`,
+    deps,
+    clock,
+    dataDir,
+    masterKey,
+    caller: (token?: string) =>
+      factory(createContextInner({ deps, requestId: 'test', authorization: token ? `Bearer ${token}` : undefined })),
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      closeDb(db);
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,56 @@
+// Small HTTP helpers over real fetch to the test server.
+import type { TestApp } from './app.js';
+
+export type Res<T = any> = { status: number; headers: Headers; body: T; text: string }; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+export async function call<T = any>( // eslint-disable-line @typescript-eslint/no-explicit-any
+  app: TestApp,
+  method: string,
+  path: string,
+  opts: { token?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {},
+): Promise<Res<T>> {
+  const headers: Record<string, string> = { ...(opts.headers ?? {}) };
+  if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+  let body: string | undefined;
+  if (opts.rawBody !== undefined) body = opts.rawBody;
+  else if (opts.body !== undefined) {
+    body = JSON.stringify(opts.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const res = await fetch(app.url + path, { method, headers, body });
+  const text = await res.text();
+  let parsed: unknown = undefined;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = text;
+  }
+  return { status: res.status, headers: res.headers, body: parsed as T, text };
+}
+
+let counter = 0;
+
+/** Registers a fresh user over HTTP; returns its session token and id. */
+export async function registerUser(app: TestApp, email?: string, password = 'correct horse battery staple') {
+  const res = await call(app, 'POST', '/v1/auth/register', {
+    body: { email: email ?? `user${++counter}-${Date.now()}@example.test`, password },
+  });
+  if (res.status !== 201) throw new Error(`register failed: ${res.status} ${res.text}`);
+  return { session: res.body.token as string, userId: res.body.user.id as string, email: res.body.user.email as string, password };
+}
+
+/** Creates a personal access token with the given scopes over HTTP. */
+export async function createPat(app: TestApp, session: string, scopes: string[], expiresInDays = 30, name = 'test') {
+  const res = await call(app, 'POST', '/v1/keys', { token: session, body: { name, scopes, expiresInDays } });
+  if (res.status !== 201) throw new Error(`key create failed: ${res.status} ${res.text}`);
+  return res.body as { id: string; token: string; scopes: string[] };
+}
+
+/** Asserts the shape of a problem answer and returns it. */
+export function expectProblem(res: Res, status: number, code: string) {
+  if (res.status !== status || !res.headers.get('content-type')?.startsWith('application/problem+json')) {
+    throw new Error(`expected ${status} ${code} problem, got ${res.status} ${res.headers.get('content-type')} ${res.text}`);
+  }
+  if (!String(res.body.type).endsWith(`/errors/${code}`)) throw new Error(`expected ${code}, got ${res.body.type}`);
+  return res.body as { type: string; title: string; status: number; detail?: string; errors?: { pointer: string; message: string }[]; request_id: string };
+}
