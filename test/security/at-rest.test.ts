@@ -1,0 +1,127 @@
+// DECISIONS §3 / issue 2 item 3: content is sealed at rest, bound to its row, and only a live
+// credential can unwrap the user's key.
+import { readFileSync, existsSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startApp, type TestApp } from '../helpers/app.js';
+import { call, createPat, expectProblem, registerUser } from '../helpers/http.js';
+import { SEALED_TABLES } from '../../db/sealed.js';
+import { deriveServerKeys } from '../../server/crypto/master-key.js';
+import { open, rowAad, SealError } from '../../server/crypto/seal.js';
+import { credentialKek, unwrapDataKey } from '../../server/crypto/keywrap.js';
+import { sha256 } from '../../server/crypto/secrets.js';
+import { PAT_PREFIX, wrapPurpose } from '../../server/auth/credentials.js';
+
+const MARKER = 'MarkerZ9q7Xylophone';
+
+function variants(s: string): Buffer[] {
+  const b = Buffer.from(s, 'utf8');
+  return [b, Buffer.from(s.toLowerCase()), Buffer.from(b.toString('base64')), Buffer.from(b.toString('hex')), Buffer.from(s, 'utf16le')];
+}
+
+function dbFiles(dir: string): string[] {
+  return readdirSync(dir).filter((f) => f.startsWith('cairn.db')).map((f) => path.join(dir, f));
+}
+
+describe('sealed at rest', () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startApp();
+  });
+  afterAll(() => app.close());
+
+  it('a marker written through every resource is absent from the DB file and WAL, even with the master key', async () => {
+    const email = `${MARKER.toLowerCase()}@example.test`;
+    const u = await registerUser(app, email);
+    await createPat(app, u.session, ['tags:write'], 30, `${MARKER} key`);
+    await call(app, 'POST', '/v1/tags', { token: u.session, body: { name: `${MARKER} tag` } });
+    await call(app, 'PATCH', '/v1/settings', { token: u.session, body: { weekStart: 'sunday' } });
+    await app.caller(u.session).settings.putPlatformBlob({ platform: 'ios', blob: `${MARKER} blob` });
+
+    // Every sealed table got a row from this user (so a new table cannot be forgotten silently).
+    for (const t of SEALED_TABLES) {
+      const n = app.deps.db.$client.prepare(`SELECT count(*) AS n FROM "${t.table}" WHERE "${t.userCol}" = ? AND "${t.sealedCol}" IS NOT NULL`).get(u.userId) as { n: number };
+      expect(n.n, `no sealed ${t.table} row was written`).toBeGreaterThan(0);
+    }
+
+    const files = dbFiles(app.dataDir);
+    expect(files.some((f) => f.endsWith('-wal'))).toBe(true);
+    for (const f of files) {
+      const bytes = readFileSync(f);
+      for (const v of variants(MARKER)) expect(bytes.includes(v), `${path.basename(f)} holds the marker`).toBe(false);
+      expect(bytes.includes(Buffer.from('sunday'))).toBe(false);
+    }
+
+    // With the master key in hand, every server key still fails to open every sealed blob.
+    const server = deriveServerKeys(app.masterKey);
+    for (const t of SEALED_TABLES) {
+      const rows = app.deps.db.$client.prepare(`SELECT "${t.idCol}" AS id, "${t.sealedCol}" AS sealed FROM "${t.table}" WHERE "${t.userCol}" = ?`).all(u.userId) as { id: string; sealed: Buffer | null }[];
+      for (const row of rows) {
+        if (!row.sealed) continue;
+        for (const key of [app.masterKey, ...Object.values(server)]) {
+          expect(() => open(key, rowAad(u.userId, t.table, row.id), row.sealed!)).toThrow(SealError);
+        }
+      }
+    }
+    // And the API still reads it all back with the credential.
+    expect((await call(app, 'GET', '/v1/tags', { token: u.session })).body.data[0].name).toBe(`${MARKER} tag`);
+  });
+
+  it('a sealed value moved to another row (or another user) fails to open', async () => {
+    const u = await registerUser(app);
+    const a = await call(app, 'POST', '/v1/tags', { token: u.session, body: { name: 'Alpha' } });
+    const b = await call(app, 'POST', '/v1/tags', { token: u.session, body: { name: 'Beta' } });
+    const sqlite = app.deps.db.$client;
+    const blobA = (sqlite.prepare('SELECT sealed FROM tags WHERE id = ?').get(a.body.id) as { sealed: Buffer }).sealed;
+    sqlite.prepare('UPDATE tags SET sealed = ? WHERE id = ?').run(blobA, b.body.id);
+    // The row does not open as Alpha's content: the API fails closed with a bare 500, never Alpha's name.
+    const r = await call(app, 'GET', `/v1/tags/${b.body.id}`, { token: u.session });
+    expectProblem(r, 500, 'internal');
+    expect(r.text).not.toContain('Alpha');
+    expect(r.body.detail).toBeUndefined();
+    expect((await call(app, 'GET', `/v1/tags/${a.body.id}`, { token: u.session })).body.name).toBe('Alpha');
+
+    // Moved to another user's row with the same id it fails too.
+    const other = await registerUser(app);
+    const c = await call(app, 'POST', '/v1/tags', { token: other.session, body: { name: 'Gamma' } });
+    sqlite.prepare('UPDATE tags SET sealed = ? WHERE id = ?').run(blobA, c.body.id);
+    expectProblem(await call(app, 'GET', `/v1/tags/${c.body.id}`, { token: other.session }), 500, 'internal');
+  });
+
+  it('a revoked credential can no longer unwrap the key', async () => {
+    const u = await registerUser(app);
+    const pat = await createPat(app, u.session, ['tags:read']);
+    const secret = Buffer.from(pat.token.slice(PAT_PREFIX.length), 'base64url');
+    const sqlite = app.deps.db.$client;
+    const rowOf = () => sqlite.prepare('SELECT id, wrapped_key FROM credentials WHERE secret_hash = ?').get(sha256(secret)) as { id: string; wrapped_key: Buffer | null };
+    const before = rowOf();
+    const wrapped = before.wrapped_key!;
+    expect(unwrapDataKey(credentialKek(secret, 'pat'), u.userId, wrapPurpose(before.id), wrapped)).toHaveLength(32);
+
+    await call(app, 'DELETE', `/v1/keys/${pat.id}`, { token: u.session });
+    expect(rowOf().wrapped_key).toBeNull();
+    expectProblem(await call(app, 'GET', '/v1/tags', { token: pat.token }), 401, 'unauthorized');
+
+    // Even a wrap kept from before (a backup) opens only the old key: after a key rotation the
+    // old data key no longer opens anything.
+    const oldDek = unwrapDataKey(credentialKek(secret, 'pat'), u.userId, wrapPurpose(before.id), wrapped);
+    const tag = await call(app, 'POST', '/v1/tags', { token: u.session, body: { name: 'After' } });
+    await call(app, 'POST', '/v1/auth/rotate-key', { token: u.session, body: { password: u.password } });
+    const sealed = (sqlite.prepare('SELECT sealed FROM tags WHERE id = ?').get(tag.body.id) as { sealed: Buffer }).sealed;
+    expect(() => open(oldDek, rowAad(u.userId, 'tags', tag.body.id), sealed)).toThrow(SealError);
+  });
+
+  it('credential secrets are stored only as SHA-256 hashes', async () => {
+    const u = await registerUser(app);
+    const pat = await createPat(app, u.session, ['tags:read']);
+    const secretB64 = pat.token.slice(PAT_PREFIX.length);
+    const secret = Buffer.from(secretB64, 'base64url');
+    const f = dbFiles(app.dataDir);
+    for (const file of f) {
+      const bytes = readFileSync(file);
+      expect(bytes.includes(secret)).toBe(false);
+      expect(bytes.includes(Buffer.from(secretB64))).toBe(false);
+    }
+    expect(existsSync(path.join(app.dataDir, 'cairn.db'))).toBe(true);
+  });
+});
