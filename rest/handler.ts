@@ -31,6 +31,7 @@ export function createRestHandler(deps: Deps) {
       if (errors.length) return {};
       const route = paths?.[0] ? ROUTE_BY_PROCEDURE.get(paths[0]) : undefined;
       const c = ctx as Context | undefined;
+      if (c) c.http.procedure = paths?.[0];
       const status = c?.http.status ?? route?.meta.successStatus ?? 200;
       return { status, headers: { ...(c?.http.headers ?? {}) } };
     },

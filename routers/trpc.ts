@@ -28,7 +28,7 @@ export type ContextInner = {
 };
 
 /** What a procedure may say about its HTTP answer beyond the body (status chosen at run time). */
-export type HttpOut = { status?: 200 | 201 | 204; headers: Record<string, string> };
+export type HttpOut = { status?: 200 | 201 | 204; headers: Record<string, string>; procedure?: string };
 
 export type Context = ContextInner & { http: HttpOut };
 

@@ -34,7 +34,7 @@ export function createApp(deps: Deps): express.Express {
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - state.start) / 1e6;
       deps.log.info(
-        { requestId: state.requestId, method: req.method, path: req.path, route: state.procedure, status: res.statusCode, durationMs: Math.round(ms * 100) / 100 },
+        { requestId: state.requestId, method: req.method, path: req.path, route: state.procedure ?? state.ctx?.http.procedure, status: res.statusCode, durationMs: Math.round(ms * 100) / 100 },
         'request',
       );
     });

@@ -16,6 +16,9 @@ import type { Deps } from '../../server/deps.js';
 import { appRouter } from '../../routers/index.js';
 import { createCallerFactory, createContextInner } from '../../routers/trpc.js';
 
+const callerFactory = createCallerFactory(appRouter);
+export type Caller = ReturnType<typeof callerFactory>;
+
 export type TestApp = {
   url: string;
   deps: Deps;
@@ -23,11 +26,15 @@ export type TestApp = {
   dataDir: string;
   masterKey: Buffer;
   /** A tRPC caller acting with the given bearer token (no HTTP). */
-  caller: (token?: string) => ReturnType<ReturnType<typeof createCallerFactory<typeof appRouter>>>;
+  caller: (token?: string) => Caller;
   close: () => Promise<void>;
 };
 
-export async function startApp(env: Record<string, string> = {}, configPatch: Partial<Config> = {}): Promise<TestApp> {
+export async function startApp(
+  env: Record<string, string> = {},
+  configPatch: Partial<Config> = {},
+  opts: { logStream?: NodeJS.WritableStream } = {},
+): Promise<TestApp> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'cairn-test-'));
   const masterKey = randomBytes(32);
   const base = loadConfig({ DATA_DIR: dataDir, CAIRN_SCRYPT_LOG_N: '14', LOG_LEVEL: 'silent', ...env });
@@ -37,9 +44,8 @@ export async function startApp(env: Record<string, string> = {}, configPatch: Pa
   const port = (server.address() as AddressInfo).port;
   const config: Config = { ...base, port, publicUrl: `http://127.0.0.1:${port}`, ...configPatch };
   const db = openDb(config.dbFile);
-  const deps: Deps = { db, config, keys: deriveServerKeys(masterKey), clock, log: createLogger('silent') };
+  const deps: Deps = { db, config, keys: deriveServerKeys(masterKey), clock, log: opts.logStream ? createLogger('info', opts.logStream) : createLogger('silent') };
   server.on('request', createApp(deps));
-  const factory = createCallerFactory(appRouter);
   return {
     url: `http://127.0.0.1:${port}`,
     deps,
@@ -47,7 +53,7 @@ export async function startApp(env: Record<string, string> = {}, configPatch: Pa
     dataDir,
     masterKey,
     caller: (token?: string) =>
-      factory(createContextInner({ deps, requestId: 'test', authorization: token ? `Bearer ${token}` : undefined })),
+      callerFactory(createContextInner({ deps, requestId: 'test', authorization: token ? `Bearer ${token}` : undefined })),
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -1,0 +1,54 @@
+// Issue 2 item 11: structured JSON logs with request id, route, status and duration; never a
+// secret or content.
+import { Writable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startApp, type TestApp } from '../helpers/app.js';
+import { call, createPat, registerUser } from '../helpers/http.js';
+
+const lines: string[] = [];
+const sink = new Writable({
+  write(chunk, _enc, cb) {
+    lines.push(...String(chunk).split('\n').filter(Boolean));
+    cb();
+  },
+});
+
+let app: TestApp;
+beforeAll(async () => {
+  app = await startApp({}, {}, { logStream: sink });
+});
+afterAll(() => app.close());
+
+describe('request logs', () => {
+  it('log one JSON line per request with id, route, status and duration, and no secrets or content', async () => {
+    const password = 'SecretPassword-Q7';
+    const u = await registerUser(app, 'logged-user@example.test', password);
+    const pat = await createPat(app, u.session, ['tags:write'], 30, 'KeyNameContent');
+    const tag = await call(app, 'POST', '/v1/tags?x=QueryContent', { token: pat.token, body: { name: 'TagNameContent' } });
+    await call(app, 'GET', '/v1/tags/missing', { token: 'cairn_pat_' + 'B'.repeat(43) });
+
+    const entries = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    const requests = entries.filter((e) => e.msg === 'request');
+    expect(requests.length).toBeGreaterThanOrEqual(4);
+    const create = requests.find((e) => e.path === '/v1/tags' && e.method === 'POST')!;
+    expect(create).toMatchObject({ status: 201, route: 'tags.create', requestId: tag.headers.get('x-request-id') });
+    expect(typeof create.durationMs).toBe('number');
+
+    const all = lines.join('\n');
+    for (const secret of [password, u.session, pat.token, pat.token.slice(10), 'KeyNameContent', 'TagNameContent', 'QueryContent', 'logged-user', 'B'.repeat(43)]) {
+      expect(all.includes(secret), `log holds ${secret.slice(0, 12)}…`).toBe(false);
+    }
+  });
+
+  it('logs the cause of a 500 with its request id but sends none of it', async () => {
+    const u = await registerUser(app);
+    const t = await call(app, 'POST', '/v1/tags', { token: u.session, body: { name: 'Broken' } });
+    app.deps.db.$client.prepare('UPDATE tags SET sealed = ? WHERE id = ?').run(Buffer.from([1, 2, 3]), t.body.id);
+    const r = await call(app, 'GET', `/v1/tags/${t.body.id}`, { token: u.session });
+    expect(r.status).toBe(500);
+    expect(r.text).not.toMatch(/SealError|stack|at /);
+    const err = lines.map((l) => JSON.parse(l)).find((e) => e.msg === 'internal error' && e.requestId === r.body.request_id);
+    expect(err).toBeTruthy();
+    expect(err.err.type ?? err.err.name).toBeTruthy();
+  });
+});
