@@ -1,0 +1,30 @@
+// prestart: compile only when a source file (or the build config) is newer than the last build,
+// so `npm start` stays fast after the first run. Plain Node, no dependencies.
+import { readdirSync, statSync, existsSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+
+const root = path.resolve(import.meta.dirname, '..');
+const stamp = path.join(root, 'dist', '.tsbuildinfo');
+const sources = ['server', 'routers', 'db', 'rest'];
+
+function newest(dir) {
+  let latest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, entry.name);
+    if (entry.isDirectory()) latest = Math.max(latest, newest(p));
+    else if (p.endsWith('.ts')) latest = Math.max(latest, statSync(p).mtimeMs);
+  }
+  return latest;
+}
+
+const built = existsSync(stamp) ? statSync(stamp).mtimeMs : 0;
+const latest = Math.max(
+  ...sources.map((s) => newest(path.join(root, s))),
+  ...['tsconfig.json', 'tsconfig.build.json', 'package.json'].map((f) => statSync(path.join(root, f)).mtimeMs),
+);
+if (latest > built) {
+  const tsc = path.join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+  const r = spawnSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
+  process.exit(r.status ?? 1);
+}
