@@ -7,6 +7,7 @@ import type { Deps } from '../server/deps.js';
 import { AppError } from '../server/errors.js';
 import { authenticate, type Principal } from '../server/auth/credentials.js';
 import type { Scope } from '../server/scopes.js';
+import type { RateBucketName } from '../server/config.js';
 import { toProblem } from '../rest/problems.js';
 
 export type Meta = OpenApiMeta & {
@@ -18,6 +19,15 @@ export type Meta = OpenApiMeta & {
   firstPartyOnly?: boolean;
   /** No credential at all (register, login). */
   public?: boolean;
+  /**
+   * Spec §4.2: the route accepts `Idempotency-Key`; a retry with the same key replays the first
+   * answer (rest/idempotency.ts). Mark every Idempotent route and every POST that creates.
+   * `'no-replay'`: the key still prevents a second write, but a retry gets 409 `conflict` naming
+   * what was created instead of the answer (for answers holding a secret shown once).
+   */
+  idempotent?: boolean | 'no-replay';
+  /** Spec §8.1: route buckets of RATE_BUCKETS (per user or per IP) this procedure counts against. */
+  rateLimits?: RateBucketName[];
 };
 
 export type ContextInner = {

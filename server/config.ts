@@ -52,6 +52,48 @@ export const LIMITS = {
   fileBodyBytes: 25 * 1024 * 1024,
 } as const;
 
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+
+/** A fixed-window bucket: at most `limit` hits per window; windows are aligned to the epoch. */
+export type WindowBucket = { per: 'credential' | 'user' | 'ip'; limit: number; windowMs: number };
+/** A token bucket: refills `ratePerSecond`, holds at most `burst`. */
+export type TokenBucket = { per: 'ip'; ratePerSecond: number; burst: number };
+export type RateBucket = WindowBucket | TokenBucket;
+
+/**
+ * Spec §8.1: every rate-limit bucket, in one table (docs/api.md "Rate limits"). Windows are fixed
+ * and aligned to the epoch, so a one-day bucket turns over at UTC midnight like the daily token
+ * count (spec §5.1 rule 4). The edge bucket is a token bucket: 20/s sustained, bursts of 100.
+ * `per` is the subject counted: the presented credential (SHA-256 of the bearer token), the
+ * authenticated user, or the client IP. `credential` and `credentialWrites` and `edge` apply to
+ * every request; the others are attached by route: procedures list them in meta `rateLimits`,
+ * plain Express routes mount `routeLimit(deps, name)` (rest/rate-limit.ts). Budgets are multiplied
+ * by `config.rateLimitFactor` (scaleBucket).
+ */
+export const RATE_BUCKETS = {
+  credential: { per: 'credential', limit: 600, windowMs: 5 * MINUTE },
+  credentialWrites: { per: 'credential', limit: 120, windowMs: 5 * MINUTE },
+  oauthToken: { per: 'ip', limit: 60, windowMs: MINUTE },
+  oauthRegister: { per: 'ip', limit: 10, windowMs: HOUR },
+  approvalLookupUser: { per: 'user', limit: 10, windowMs: MINUTE },
+  approvalLookupIp: { per: 'ip', limit: 30, windowMs: MINUTE },
+  keyCreate: { per: 'user', limit: LIMITS.personalTokens.perDay, windowMs: DAY },
+  webhookCreate: { per: 'user', limit: 20, windowMs: HOUR },
+  edge: { per: 'ip', ratePerSecond: 20, burst: 100 },
+} as const satisfies Record<string, RateBucket>;
+
+export type RateBucketName = keyof typeof RATE_BUCKETS;
+
+/** A bucket with its budget multiplied by CAIRN_RATE_LIMIT_FACTOR (never below 1). */
+export function scaleBucket(bucket: RateBucket, factor: number): RateBucket {
+  const n = (v: number) => Math.max(1, Math.floor(v * factor));
+  return 'limit' in bucket
+    ? { per: bucket.per, limit: n(bucket.limit), windowMs: bucket.windowMs }
+    : { per: bucket.per, ratePerSecond: bucket.ratePerSecond * factor, burst: n(bucket.burst) };
+}
+
 export type Config = {
   port: number;
   host: string;
