@@ -2,3 +2,4 @@ export * from './accounts.js';
 export * from './content.js';
 export * from './tasks.js';
 export * from './outbox.js';
+export * from './idempotency.js';
