@@ -24,6 +24,7 @@ export const SEALED_TABLES: SealedTable[] = [
     reindex: (dek, plain) => ({ name_index: tagNameIndex(dek, (JSON.parse(plain.toString('utf8')) as { name: string }).name) }),
   },
   { table: 'settings', idCol: 'user_id', userCol: 'user_id', sealedCol: 'sealed' },
+  { table: 'containers', idCol: 'id', userCol: 'user_id', sealedCol: 'sealed' },
 ];
 
 /** Re-seals every row of the user under a new data key. Call inside a transaction. */

@@ -4,6 +4,7 @@ import { keysRouter } from './keys/router.js';
 import { meRouter } from './me/router.js';
 import { tagsRouter } from './tags/router.js';
 import { settingsRouter } from './settings/router.js';
+import { containersRouter } from './containers/router.js';
 
 export const appRouter = router({
   auth: authRouter,
@@ -11,6 +12,7 @@ export const appRouter = router({
   me: meRouter,
   tags: tagsRouter,
   settings: settingsRouter,
+  containers: containersRouter,
 });
 
 export type AppRouter = typeof appRouter;

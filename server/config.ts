@@ -50,6 +50,10 @@ export const LIMITS = {
   /** DECISIONS §4: JSON bodies up to 1 MiB; file uploads up to 25 MiB. */
   jsonBodyBytes: 1024 * 1024,
   fileBodyBytes: 25 * 1024 * 1024,
+  /** Spec §7 account_too_large: rows a request may decrypt beyond its page (server/decrypt-budget.ts). */
+  decryptRowsPerRequest: 20_000,
+  /** To-dos (DECISIONS §5): title, tags and checklist sizes. */
+  todo: { title: 4096, notes: 100_000, tags: 100, checklist: 100, checklistTitle: 4096, recurrenceRule: 1024 },
 } as const;
 
 const MINUTE = 60_000;
@@ -107,6 +111,8 @@ export type Config = {
   trustProxy: string | undefined;
   scryptLogN: number;
   logLevel: z.infer<typeof EnvSchema>['LOG_LEVEL'];
+  /** Overrides LIMITS.decryptRowsPerRequest (tests set a small one). */
+  decryptRowLimit?: number;
 };
 
 export class ConfigError extends Error {}

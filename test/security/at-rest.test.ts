@@ -37,6 +37,7 @@ describe('sealed at rest', () => {
     await call(app, 'POST', '/v1/tags', { token: u.session, body: { name: `${MARKER} tag` } });
     await call(app, 'PATCH', '/v1/settings', { token: u.session, body: { weekStart: 'sunday' } });
     await app.caller(u.session).settings.putPlatformBlob({ platform: 'ios', blob: `${MARKER} blob` });
+    const project = await call(app, 'POST', '/v1/containers', { token: u.session, body: { kind: 'project', name: `${MARKER} project`, notes: `${MARKER} notes` } });
 
     // Every sealed table got a row from this user (so a new table cannot be forgotten silently).
     for (const t of SEALED_TABLES) {

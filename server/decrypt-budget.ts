@@ -1,0 +1,32 @@
+// Spec §7 `account_too_large`: operations that decrypt inside the request (a filter on a sealed
+// field such as `status`, open counts, completing a heading) may open at most
+// LIMITS.decryptRowsPerRequest rows beyond the page they return. Past that the request fails
+// with 422 `account_too_large` instead of running unbounded. `config.decryptRowLimit` overrides the
+// limit (tests use a small one).
+import { LIMITS } from './config.js';
+import type { Deps } from './deps.js';
+import { AppError } from './errors.js';
+
+export class DecryptBudget {
+  private used = 0;
+  constructor(readonly limit: number) {}
+
+  /** Counts `n` more decrypted rows; throws `account_too_large` when the limit is passed. */
+  spend(n = 1): void {
+    this.used += n;
+    if (this.used > this.limit) {
+      throw new AppError(
+        'account_too_large',
+        `This operation would decrypt more than ${this.limit} rows in one request. Narrow it (for example by container) or use a list without a sealed-field filter.`,
+      );
+    }
+  }
+
+  get spent(): number {
+    return this.used;
+  }
+}
+
+export function decryptBudget(deps: Deps): DecryptBudget {
+  return new DecryptBudget(deps.config.decryptRowLimit ?? LIMITS.decryptRowsPerRequest);
+}
