@@ -3,3 +3,4 @@ export * from './content.js';
 export * from './tasks.js';
 export * from './outbox.js';
 export * from './idempotency.js';
+export * from './notes.js';
