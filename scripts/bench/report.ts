@@ -1,0 +1,199 @@
+// The bench's markdown report: the A/B/C table, scaling of the decrypting operations, resources,
+// the cost split of one authenticated read, and each target's verdict.
+import type { LoadResult } from './load.js';
+import type { MicroResult } from './protocol.js';
+import type { Kind, Target } from './scenarios.js';
+import { fmtFactor, fmtMB, fmtMs, fmtPct, fmtRate, markdownTable, median, ratio, verdict } from './stats.js';
+
+export type ScenarioOutcome = {
+  id: string;
+  label: string;
+  kind: Kind;
+  group: 'core' | 'tags' | 'sized';
+  size?: number;
+  op?: string;
+  connections: number;
+  status: 'ok' | 'unavailable' | 'error' | 'skipped';
+  reason?: string;
+  results: Partial<Record<Target, LoadResult>>;
+};
+
+export type RunRecord = {
+  date: string;
+  mode: 'quick' | 'full' | 'custom';
+  machine: { cpu: string; cores: number; memGB: number; os: string; node: string };
+  commit: string;
+  settings: { connections: number; warmupS: number; durationS: number; sizes: number[]; crudTodos: number; logLevel: string; only?: string };
+  seed: { todos: number; seconds: number; notes: string[]; available: Record<string, boolean>; dbBytes: number | null };
+  startMs: number[];
+  rss: { idle: number | null; after: number | null; peak: number | null; largest: number };
+  scenarios: ScenarioOutcome[];
+  micro: MicroResult | null;
+  elapsedS: number;
+};
+
+const READ_TARGET = 0.5;
+const WRITE_TARGET = 0.4;
+const P50_AT_10K_MS = 25;
+const SCALE_50K_VS_10K = 5.5;
+const RSS_LIMIT = 250e6;
+const START_LIMIT_MS = 1_000;
+
+/** The target a scenario is held to (C/B of requests/s), if any. */
+function targetOf(o: ScenarioOutcome): number | null {
+  if (o.group !== 'core') return null;
+  if (o.id === 'todo-get' || o.id === 'todo-list') return READ_TARGET;
+  if (o.id === 'todo-create' || o.id === 'todo-update') return WRITE_TARGET;
+  return null;
+}
+
+function cellsFor(r: LoadResult | undefined): [string, string, string] {
+  if (!r) return ['–', '–', '–'];
+  const flag = r.non2xx || r.errors ? ` ⚠${r.non2xx + r.errors}` : '';
+  return [fmtRate(r.rps) + flag, fmtMs(r.lat.p50), fmtMs(r.lat.p99)];
+}
+
+export function mainTable(outcomes: ScenarioOutcome[]): string {
+  const rows = outcomes
+    .filter((o) => o.status === 'ok')
+    .map((o) => {
+      const a = o.results.A;
+      const b = o.results.B;
+      const c = o.results.C;
+      const cb = ratio(c?.rps, b?.rps);
+      const t = targetOf(o);
+      const tcell = t == null ? '' : `≥ ${fmtPct(t)}: ${verdict(cb, t, 'atLeast')}`;
+      return [o.label, String(o.connections), ...cellsFor(a), ...cellsFor(b), ...cellsFor(c), fmtPct(cb), fmtPct(ratio(c?.rps, a?.rps)), tcell];
+    });
+  return markdownTable(
+    ['scenario', 'conns', 'A req/s', 'A p50 ms', 'A p99 ms', 'B req/s', 'B p50 ms', 'B p99 ms', 'C req/s', 'C p50 ms', 'C p99 ms', 'C/B', 'C/A', 'target C/B'],
+    rows,
+    ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'l'],
+  );
+}
+
+/** Per decrypting operation: C's p50 at each size, 50k/1k (largest/smallest) and 50k/10k. */
+export function scalingTable(outcomes: ScenarioOutcome[], sizes: number[]): string {
+  const sized = outcomes.filter((o) => o.group === 'sized' && o.status === 'ok');
+  const ops = [...new Set(sized.map((o) => o.op!))];
+  const sorted = [...sizes].sort((x, y) => x - y);
+  const small = sorted[0];
+  const large = sorted.at(-1);
+  const p50 = (op: string, size: number | undefined, t: Target = 'C') => sized.find((o) => o.op === op && o.size === size)?.results[t]?.lat.p50;
+  const rows = ops.map((op) => {
+    const scale = ratio(p50(op, large), p50(op, small));
+    const scaleB = ratio(p50(op, large, 'B'), p50(op, small, 'B'));
+    const at10k = p50(op, 10_000);
+    const vs10k = ratio(p50(op, 50_000), at10k);
+    return [
+      op,
+      ...sorted.map((s) => fmtMs(p50(op, s) ?? Number.NaN)),
+      fmtFactor(scale),
+      fmtFactor(scaleB),
+      at10k === undefined ? '–' : `${verdict(at10k, P50_AT_10K_MS, 'atMost')}`,
+      Number.isFinite(vs10k) ? `${fmtFactor(vs10k)}: ${verdict(vs10k, SCALE_50K_VS_10K, 'atMost')}` : '–',
+    ];
+  });
+  return markdownTable(
+    ['operation', ...sorted.map((s) => `C p50 ms @${s}`), `C ${large}/${small}`, `B ${large}/${small}`, `10k p50 ≤ ${P50_AT_10K_MS} ms`, `50k/10k ≤ ${SCALE_50K_VS_10K}×`],
+    rows,
+    ['l', ...sorted.map(() => 'r' as const), 'r', 'r', 'l', 'l'],
+  );
+}
+
+export function targetsSummary(rec: RunRecord): string[] {
+  const out: string[] = [];
+  for (const o of rec.scenarios.filter((x) => targetOf(x) != null)) {
+    const t = targetOf(o)!;
+    if (o.status !== 'ok') {
+      out.push(`- ${o.label}: C ≥ ${fmtPct(t)} of B: not measured (${o.status}${o.reason ? `: ${o.reason}` : ''})`);
+      continue;
+    }
+    const r = ratio(o.results.C?.rps, o.results.B?.rps);
+    out.push(`- ${o.label}: C ≥ ${fmtPct(t)} of B's requests/s: ${fmtPct(r)}, ${verdict(r, t, 'atLeast')}`);
+  }
+  const sized = rec.scenarios.filter((o) => o.group === 'sized');
+  const ops = [...new Set(sized.map((o) => o.op!))];
+  for (const op of ops) {
+    const at = (size: number) => sized.find((o) => o.op === op && o.size === size);
+    const k10 = at(10_000);
+    const k50 = at(50_000);
+    if (!k10) out.push(`- ${op}: p50 at 10k: not measured (10k not in --sizes)`);
+    else if (k10.status !== 'ok') out.push(`- ${op}: p50 at 10k ≤ ${P50_AT_10K_MS} ms: not measured (${k10.status}${k10.reason ? `: ${k10.reason}` : ''})`);
+    else out.push(`- ${op}: p50 at 10k ≤ ${P50_AT_10K_MS} ms: ${fmtMs(k10.results.C!.lat.p50)} ms, ${verdict(k10.results.C!.lat.p50, P50_AT_10K_MS, 'atMost')}`);
+    if (k10?.status === 'ok' && k50?.status === 'ok') {
+      const f = ratio(k50.results.C!.lat.p50, k10.results.C!.lat.p50);
+      out.push(`- ${op}: p50 at 50k ≤ ${SCALE_50K_VS_10K}× the 10k figure: ${fmtFactor(f)}, ${verdict(f, SCALE_50K_VS_10K, 'atMost')}`);
+    } else if (!k50) out.push(`- ${op}: 50k vs 10k: not measured (50k not in --sizes)`);
+  }
+  const big = rec.rss.largest;
+  const rssNote = big >= 50_000 ? '' : ` (largest account ${big} to-dos, not 50k)`;
+  out.push(`- RSS ≤ 250 MB with 50k to-dos seeded: peak ${fmtMB(rec.rss.peak)}${rssNote}, ${verdict(rec.rss.peak ?? Number.NaN, RSS_LIMIT, 'atMost')}`);
+  const start = median(rec.startMs);
+  out.push(`- start to healthy ≤ 1 s: median ${fmtMs(start)} ms of ${rec.startMs.length}${rssNote}, ${verdict(start, START_LIMIT_MS, 'atMost')}`);
+  return out;
+}
+
+export function microTable(m: MicroResult): string {
+  const total = m.split.find((r) => r.name.startsWith('= total'))?.usPerOp ?? Number.NaN;
+  const rows = m.split.map((r) => [r.name, r.usPerOp.toFixed(1), r.name.startsWith('for comparison') || r.name.startsWith('=') ? '' : fmtPct(r.usPerOp / total)]);
+  return markdownTable(['part of one authenticated read', 'µs', 'share'], rows, ['l', 'r', 'r']);
+}
+
+export function renderReport(rec: RunRecord): string {
+  const s = rec.settings;
+  const lines: string[] = [];
+  lines.push(`## Bench run ${rec.date} (${rec.mode})`, '');
+  lines.push(
+    `- Machine: ${rec.machine.cpu}, ${rec.machine.cores} cores, ${rec.machine.memGB} GB RAM, ${rec.machine.os}; Node ${rec.machine.node}`,
+    `- Commit: ${rec.commit}`,
+    `- Load: autocannon, ${s.connections} connections for throughput scenarios, 1 for the sized (decrypting) ones; warm-up ${s.warmupS} s (excluded), measured ${s.durationS} s per server per scenario; A/B/C order rotates per scenario`,
+    `- Accounts: "crud" with ${s.crudTodos} to-dos (reads and writes), and one account per size: ${s.sizes.join(', ')} to-dos; Cairn LOG_LEVEL=${s.logLevel}`,
+    `- Seeding Cairn: ${rec.seed.todos} to-dos in ${rec.seed.seconds.toFixed(1)} s through Cairn's own procedures; database ${fmtMB(rec.seed.dbBytes)}`,
+    `- Whole run: ${rec.elapsedS.toFixed(0)} s${s.only ? `; only scenarios matching /${s.only}/` : ''}`,
+    '',
+    'A = bare node:http (fixed JSON); B = Express 5 + better-sqlite3, plaintext, no auth; C = Cairn with a personal access token.',
+    'Latencies in ms (2xx only); C/B and C/A compare requests/s. ⚠n marks non-2xx answers or socket errors.',
+    '',
+  );
+  lines.push(mainTable(rec.scenarios), '');
+  if (rec.scenarios.some((o) => o.group === 'sized' && o.status === 'ok')) {
+    lines.push('### Decrypting operations: scaling with account size (C p50)', '', scalingTable(rec.scenarios, s.sizes), '');
+  }
+  lines.push('### Resources', '');
+  lines.push(
+    markdownTable(
+      ['measure', 'value'],
+      [
+        [`start to /healthz 200 (${rec.rss.largest}-to-do account in the db)`, rec.startMs.map((x) => `${fmtMs(x)} ms`).join(', ') || '–'],
+        ['RSS at healthy (idle)', fmtMB(rec.rss.idle)],
+        ['RSS after the run', fmtMB(rec.rss.after)],
+        ['peak RSS (VmHWM) over the run', fmtMB(rec.rss.peak)],
+      ],
+    ),
+    '',
+  );
+  if (rec.micro) {
+    lines.push(
+      `### Cost split of one authenticated read (GET /v1/${rec.micro.resource}/{id}, in-process, one at a time)`,
+      '',
+      microTable(rec.micro),
+      '',
+    );
+  }
+  lines.push('### Targets', '', ...targetsSummary(rec), '');
+  const missing = rec.scenarios.filter((o) => o.status !== 'ok');
+  if (missing.length) {
+    lines.push('### Not measured', '');
+    for (const o of missing) lines.push(`- ${o.label}: ${o.status === 'unavailable' ? 'not available yet' : o.status}${o.reason ? ` (${o.reason})` : ''}`);
+    lines.push('');
+  }
+  const warnings = rec.scenarios.flatMap((o) =>
+    (['A', 'B', 'C'] as const).flatMap((t) => {
+      const r = o.results[t];
+      return r && (r.non2xx || r.errors) ? [`- ${o.label} on ${t}: ${r.non2xx} non-2xx ${JSON.stringify(r.statuses)}, ${r.errors} errors, ${r.timeouts} timeouts`] : [];
+    }),
+  );
+  if (warnings.length || rec.seed.notes.length) lines.push('### Notes', '', ...rec.seed.notes.map((n) => `- seeding: ${n}`), ...warnings, '');
+  return lines.join('\n');
+}

@@ -1,0 +1,209 @@
+// The bench's pure helpers: the numbers in docs/performance.md are only as right as these.
+import { describe, expect, it } from 'vitest';
+import {
+  Samples,
+  fmtFactor,
+  fmtMB,
+  fmtMs,
+  fmtPct,
+  fmtRate,
+  markdownTable,
+  median,
+  percentile,
+  ratio,
+  rotate,
+  summarize,
+  verdict,
+} from '../../scripts/bench/stats.js';
+import { fixtureTodo, isoDay, prng, SEARCH_TERM } from '../../scripts/bench/fixtures.js';
+import { scalingTable, targetsSummary, mainTable, type RunRecord, type ScenarioOutcome } from '../../scripts/bench/report.js';
+import type { LoadResult } from '../../scripts/bench/load.js';
+
+describe('percentile (nearest rank)', () => {
+  it('picks the smallest value with at least p% at or below it', () => {
+    const v = [15, 20, 35, 40, 50];
+    expect(percentile(v, 30)).toBe(20);
+    expect(percentile(v, 40)).toBe(20);
+    expect(percentile(v, 50)).toBe(35);
+    expect(percentile(v, 100)).toBe(50);
+    expect(percentile(v, 0)).toBe(15);
+  });
+
+  it('sorts numerically, not as strings, and leaves the input alone', () => {
+    const v = [10, 9, 100, 1];
+    expect(percentile(v, 50)).toBe(9);
+    expect(v).toEqual([10, 9, 100, 1]);
+  });
+
+  it('p99 of 1..1000 is 990; empty is NaN; out-of-range p throws', () => {
+    const v = Array.from({ length: 1000 }, (_, i) => i + 1).reverse();
+    expect(percentile(v, 99)).toBe(990);
+    expect(percentile([], 50)).toBeNaN();
+    expect(() => percentile(v, 101)).toThrow(RangeError);
+    expect(() => percentile(v, -1)).toThrow(RangeError);
+  });
+
+  it('summarize agrees with percentile and computes mean and max', () => {
+    const v = [3, 1, 4, 1, 5, 9, 2, 6];
+    const s = summarize(v);
+    expect(s).toEqual({ n: 8, p50: percentile(v, 50), p99: percentile(v, 99), mean: 31 / 8, max: 9 });
+    expect(summarize([]).n).toBe(0);
+    expect(summarize([]).p50).toBeNaN();
+  });
+});
+
+describe('ratio, median, rotate', () => {
+  it('ratio is NaN when a side is missing or the divisor is zero', () => {
+    expect(ratio(50, 200)).toBe(0.25);
+    expect(ratio(undefined, 2)).toBeNaN();
+    expect(ratio(1, null)).toBeNaN();
+    expect(ratio(1, 0)).toBeNaN();
+    expect(ratio(Number.NaN, 1)).toBeNaN();
+  });
+
+  it('median of odd and even counts', () => {
+    expect(median([5, 1, 3])).toBe(3);
+    expect(median([4, 1, 3, 2])).toBe(2.5);
+    expect(median([])).toBeNaN();
+  });
+
+  it('rotate changes the A/B/C order per scenario', () => {
+    expect(rotate(['A', 'B', 'C'], 0)).toEqual(['A', 'B', 'C']);
+    expect(rotate(['A', 'B', 'C'], 1)).toEqual(['B', 'C', 'A']);
+    expect(rotate(['A', 'B', 'C'], 5)).toEqual(['C', 'A', 'B']);
+    expect(rotate(['A', 'B', 'C'], -1)).toEqual(['C', 'A', 'B']);
+    expect(rotate([], 3)).toEqual([]);
+  });
+});
+
+describe('Samples', () => {
+  it('grows past its initial capacity and keeps every value', () => {
+    const s = new Samples();
+    for (let i = 0; i < 10_000; i++) s.push(i);
+    expect(s.length).toBe(10_000);
+    expect(s.values()[9_999]).toBe(9_999);
+    expect(percentile(s.values(), 50)).toBe(4_999);
+  });
+});
+
+describe('formatting', () => {
+  it('numbers keep a precision that suits their size', () => {
+    expect(fmtMs(0.18349)).toBe('0.183');
+    expect(fmtMs(2.414)).toBe('2.41');
+    expect(fmtMs(38.24)).toBe('38.2');
+    expect(fmtMs(1204.4)).toBe('1204');
+    expect(fmtMs(Number.NaN)).toBe('–');
+    expect(fmtRate(1234.6)).toBe('1235');
+    expect(fmtRate(4.26)).toBe('4.3');
+    expect(fmtPct(0.523)).toBe('52%');
+    expect(fmtPct(0.0712)).toBe('7.1%');
+    expect(fmtFactor(4.213)).toBe('4.21×');
+    expect(fmtMB(187_654_321)).toBe('187.7 MB');
+    expect(fmtMB(null)).toBe('–');
+  });
+
+  it('markdownTable aligns columns, escapes pipes and refuses ragged rows', () => {
+    const t = markdownTable(['a', 'b'], [['x|y', '1']], ['l', 'r']);
+    expect(t).toBe('| a | b |\n| --- | ---: |\n| x\\|y | 1 |');
+    expect(() => markdownTable(['a', 'b'], [['only one']])).toThrow(/1 cells/);
+  });
+
+  it('verdict compares in the right direction and says so when a figure is missing', () => {
+    expect(verdict(0.55, 0.5, 'atLeast')).toBe('met');
+    expect(verdict(0.45, 0.5, 'atLeast')).toBe('NOT met');
+    expect(verdict(20, 25, 'atMost')).toBe('met');
+    expect(verdict(26, 25, 'atMost')).toBe('NOT met');
+    expect(verdict(Number.NaN, 25, 'atMost')).toBe('–');
+  });
+});
+
+describe('fixtures', () => {
+  it('are deterministic: the same index gives the same to-do in B and C', () => {
+    expect(fixtureTodo(123, '2026-01-10')).toEqual(fixtureTodo(123, '2026-01-10'));
+    expect(fixtureTodo(123, '2026-01-10')).not.toEqual(fixtureTodo(124, '2026-01-10'));
+    const r1 = prng(7);
+    const r2 = prng(7);
+    expect([r1(), r1(), r1()]).toEqual([r2(), r2(), r2()]);
+  });
+
+  it('have the documented mix: mostly completed, some open, a rare search term', () => {
+    const items = Array.from({ length: 10_000 }, (_, i) => fixtureTodo(i, '2026-01-10'));
+    const share = (f: (t: (typeof items)[number]) => boolean) => items.filter(f).length / items.length;
+    expect(share((t) => t.status === 'completed')).toBeGreaterThan(0.74);
+    expect(share((t) => t.status === 'completed')).toBeLessThan(0.82);
+    expect(share((t) => t.someday)).toBeGreaterThan(0.03);
+    expect(share((t) => t.whenDate !== null)).toBeGreaterThan(0.01);
+    expect(share((t) => t.title.includes(SEARCH_TERM))).toBeCloseTo(1 / 97, 3);
+    for (const t of items) {
+      expect(t.title.length).toBeLessThanOrEqual(4096);
+      if (t.whenDate) expect(t.whenDate).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    }
+  });
+
+  it('isoDay crosses month and year ends', () => {
+    expect(isoDay('2026-12-30', 3)).toBe('2027-01-02');
+    expect(isoDay('2026-03-01', -1)).toBe('2026-02-28');
+  });
+});
+
+function load(rps: number, p50: number): LoadResult {
+  return { ok: Math.round(rps), non2xx: 0, statuses: {}, errors: 0, timeouts: 0, seconds: 1, rps, lat: { n: 10, p50, p99: p50 * 2, mean: p50, max: p50 * 3 } };
+}
+
+function outcome(id: string, o: Partial<ScenarioOutcome>): ScenarioOutcome {
+  return { id, label: id, kind: 'read', group: 'core', connections: 10, status: 'ok', results: {}, ...o };
+}
+
+function record(scenarios: ScenarioOutcome[], extra: Partial<RunRecord> = {}): RunRecord {
+  return {
+    date: '2026-01-10T00:00:00.000Z',
+    mode: 'quick',
+    machine: { cpu: 'cpu', cores: 2, memGB: 4, os: 'os', node: '20' },
+    commit: 'abc',
+    settings: { connections: 10, warmupS: 1, durationS: 1, sizes: [1000, 10000, 50000], crudTodos: 1000, logLevel: 'info' },
+    seed: { todos: 0, seconds: 0, notes: [], available: {}, dbBytes: null },
+    startMs: [800, 1200, 900],
+    rss: { idle: 100e6, after: 200e6, peak: 260e6, largest: 50000 },
+    scenarios,
+    micro: null,
+    elapsedS: 1,
+    ...extra,
+  };
+}
+
+describe('report', () => {
+  it('holds reads to 50% and writes to 40% of B, and shows C/B and C/A', () => {
+    const rec = record([
+      outcome('todo-get', { label: 'GET one', results: { A: load(10000, 0.5), B: load(2000, 2), C: load(1100, 4) } }),
+      outcome('todo-create', { label: 'POST', kind: 'write', results: { A: load(10000, 0.5), B: load(1000, 2), C: load(390, 4) } }),
+    ]);
+    const lines = targetsSummary(rec);
+    expect(lines).toContain("- GET one: C ≥ 50% of B's requests/s: 55%, met");
+    expect(lines).toContain("- POST: C ≥ 40% of B's requests/s: 39%, NOT met");
+    const table = mainTable(rec.scenarios);
+    expect(table).toContain('| GET one | 10 | 10000 | 0.500 | 1.00 | 2000 | 2.00 | 4.00 | 1100 | 4.00 | 8.00 | 55% | 11% | ≥ 50%: met |');
+  });
+
+  it('judges the decrypting operations at 10k and their 50k/10k scaling', () => {
+    const sized = (size: number, p50: number) =>
+      outcome(`view@${size}`, { group: 'sized', kind: 'decrypting', size, op: 'GET /v1/views/today', connections: 1, results: { A: load(1, 1), B: load(100, p50 / 10), C: load(10, p50) } });
+    const rec = record([sized(1000, 2), sized(10000, 20), sized(50000, 120)]);
+    const lines = targetsSummary(rec);
+    expect(lines).toContain('- GET /v1/views/today: p50 at 10k ≤ 25 ms: 20.0 ms, met');
+    expect(lines).toContain('- GET /v1/views/today: p50 at 50k ≤ 5.5× the 10k figure: 6.00×, NOT met');
+    expect(lines).toContain('- RSS ≤ 250 MB with 50k to-dos seeded: peak 260.0 MB, NOT met');
+    expect(lines).toContain('- start to healthy ≤ 1 s: median 900 ms of 3, met');
+    const table = scalingTable(rec.scenarios, [1000, 10000, 50000]);
+    expect(table).toContain('| GET /v1/views/today | 2.00 | 20.0 | 120 | 60.0× | 60.0× | met | 6.00×: NOT met |');
+  });
+
+  it('says plainly when a target was not measured', () => {
+    const rec = record([outcome('todo-list', { label: 'GET list', status: 'unavailable', reason: 'route answers 404' })], {
+      rss: { idle: null, after: null, peak: null, largest: 10000 },
+    });
+    const lines = targetsSummary(rec);
+    expect(lines).toContain('- GET list: C ≥ 50% of B: not measured (unavailable: route answers 404)');
+    expect(lines.find((l) => l.startsWith('- RSS'))).toContain('not 50k');
+    expect(mainTable(rec.scenarios).split('\n')).toHaveLength(2);
+  });
+});
