@@ -3,6 +3,7 @@
 import type Database from 'better-sqlite3';
 import { open, rowAad, seal } from '../server/crypto/seal.js';
 import { tagNameIndex } from '../server/crypto/blind-index.js';
+import { reindexIdempotency } from '../rest/idempotency.js';
 
 export type SealedTable = {
   table: string;
@@ -24,6 +25,9 @@ export const SEALED_TABLES: SealedTable[] = [
     reindex: (dek, plain) => ({ name_index: tagNameIndex(dek, (JSON.parse(plain.toString('utf8')) as { name: string }).name) }),
   },
   { table: 'settings', idCol: 'user_id', userCol: 'user_id', sealedCol: 'sealed' },
+  // Stored idempotent answers (spec §4.2): re-sealed on rotation, key index recomputed, so a retry
+  // across a key rotation still replays.
+  { table: 'idempotency_keys', idCol: 'id', userCol: 'user_id', sealedCol: 'sealed', reindex: reindexIdempotency },
   { table: 'containers', idCol: 'id', userCol: 'user_id', sealedCol: 'sealed' },
 ];
 

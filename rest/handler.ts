@@ -10,6 +10,7 @@ import { ROUTE_BY_PROCEDURE } from './routes.js';
 import { LIMITS } from '../server/config.js';
 import { sendProblem } from './send.js';
 import { requestState } from './state.js';
+import { requestExtras } from './rate-limit.js';
 
 export function createRestHandler(deps: Deps) {
   const handler = createOpenApiNodeHttpHandler({
@@ -23,6 +24,7 @@ export function createRestHandler(deps: Deps) {
         requestId: state.requestId,
         authorization: req.headers.authorization,
         ip: state.ip,
+        ...requestExtras(req),
       });
       state.ctx = ctx;
       return ctx;

@@ -9,6 +9,8 @@ import { authenticate, type Principal } from '../server/auth/credentials.js';
 import type { Scope } from '../server/scopes.js';
 import type { RateBucketName } from '../server/config.js';
 import { toProblem } from '../rest/problems.js';
+import { limitCredential, limitRoute, type RateTracker } from '../rest/rate-limit.js';
+import { runIdempotent } from '../rest/idempotency.js';
 
 export type Meta = OpenApiMeta & {
   /** HTTP status of a successful REST answer (DECISIONS §4); 200 when absent. */
@@ -35,6 +37,10 @@ export type ContextInner = {
   requestId: string;
   authorization?: string | undefined;
   ip?: string | undefined;
+  /** The Idempotency-Key request header (spec §4.2), read only on idempotent routes. */
+  idempotencyKey?: string | undefined;
+  /** Collects this request's rate-limit results for the RateLimit-* headers (rest/rate-limit.ts). */
+  rate?: RateTracker | undefined;
 };
 
 /** What a procedure may say about its HTTP answer beyond the body (status chosen at run time). */
@@ -61,10 +67,25 @@ const t = initTRPC
 
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
-export const publicProcedure = t.procedure;
+/** Spec §8.1: the per-credential bucket, keyed by the presented token, before any DB lookup. */
+const credentialLimit = t.middleware(({ ctx, next }) => {
+  limitCredential(ctx);
+  return next();
+});
+
+/** Spec §8.1: the per-credential write bucket and the route buckets of meta `rateLimits`. */
+const routeLimit = t.middleware(async ({ ctx, meta, type, next }) => {
+  const principal = (ctx as Partial<AuthedContext>).principal;
+  const done = limitRoute(ctx, { mutation: type === 'mutation', buckets: meta?.rateLimits, userId: principal?.userId });
+  const result = await next();
+  done(result.ok);
+  return result;
+});
+
+export const publicProcedure = t.procedure.use(credentialLimit).use(routeLimit);
 
 /** Resolves the credential and enforces the meta's scopes (spec §5.3 rule 4). */
-export const authedProcedure = t.procedure.use(async ({ ctx, meta, next }) => {
+const authenticated = t.procedure.use(credentialLimit).use(async ({ ctx, meta, next }) => {
   const principal = await authenticate(ctx.deps, ctx.authorization);
   if (meta?.firstPartyOnly && principal.kind !== 'session') {
     throw new AppError('forbidden_scope', 'This route is for first-party app sessions only.');
@@ -75,5 +96,15 @@ export const authedProcedure = t.procedure.use(async ({ ctx, meta, next }) => {
   }
   return next({ ctx: { ...ctx, principal } });
 });
+
+/**
+ * Authenticated procedures. Order: credential bucket, credential + scopes, idempotent replay
+ * (spec §4.2; a replay costs no write budget), write and route buckets, then the procedure.
+ */
+export const authedProcedure = authenticated
+  .use(({ ctx, meta, type, path, getRawInput, next }) =>
+    runIdempotent({ ctx, mode: meta?.idempotent, successStatus: meta?.successStatus, mutation: type === 'mutation', path, getRawInput, next: () => next() }),
+  )
+  .use(routeLimit);
 
 export type AuthedContext = Context & { principal: Principal };

@@ -11,6 +11,7 @@ import { jsonBody, mediaTypeGuard } from '../rest/guards.js';
 import { methodsAt } from '../rest/routes.js';
 import { sendProblem } from '../rest/send.js';
 import { initRequestState, requestState } from '../rest/state.js';
+import { edgeLimit, requestExtras } from '../rest/rate-limit.js';
 import { buildOpenApiDocument } from '../rest/openapi.js';
 import { errorPage, errorIndex } from '../rest/error-pages.js';
 import { LIMITS } from './config.js';
@@ -40,6 +41,9 @@ export function createApp(deps: Deps): express.Express {
     });
     next();
   });
+
+  // Spec §8.1: the per-IP edge bucket, and RateLimit-* headers on every response.
+  app.use(edgeLimit(deps));
 
   app.get('/healthz', (_req, res) => {
     deps.db.$client.prepare('SELECT 1').get();
@@ -80,7 +84,14 @@ export function createApp(deps: Deps): express.Express {
       maxBodySize: LIMITS.jsonBodyBytes,
       createContext: ({ req }) => {
         const state = requestState(req);
-        return createContextInner({ deps, requestId: state.requestId, authorization: req.headers.authorization, ip: state.ip });
+        return createContextInner({ deps, requestId: state.requestId, authorization: req.headers.authorization, ip: state.ip, ...requestExtras(req) });
+      },
+      // Headers a procedure set (Idempotent-Replayed, …) and those its errors carry (Retry-After).
+      responseMeta: ({ ctx, errors }) => {
+        const headers: Record<string, string> = { ...(ctx?.http.headers ?? {}) };
+        for (const e of errors) if (e.cause instanceof AppError) Object.assign(headers, e.cause.headers);
+        for (const e of errors) if (e instanceof AppError) Object.assign(headers, e.headers);
+        return { headers };
       },
       onError: ({ error, path }) => {
         if (error.code === 'INTERNAL_SERVER_ERROR') deps.log.error({ err: error.cause ?? error, procedure: path }, 'internal error');

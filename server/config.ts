@@ -60,8 +60,12 @@ const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 
-/** A fixed-window bucket: at most `limit` hits per window; windows are aligned to the epoch. */
-export type WindowBucket = { per: 'credential' | 'user' | 'ip'; limit: number; windowMs: number };
+/**
+ * A fixed-window bucket: at most `limit` hits per window; windows are aligned to the epoch.
+ * `countOn: 'success'`: only requests that succeed are counted (creation quotas); others count
+ * every attempt.
+ */
+export type WindowBucket = { per: 'credential' | 'user' | 'ip'; limit: number; windowMs: number; countOn?: 'success' };
 /** A token bucket: refills `ratePerSecond`, holds at most `burst`. */
 export type TokenBucket = { per: 'ip'; ratePerSecond: number; burst: number };
 export type RateBucket = WindowBucket | TokenBucket;
@@ -83,8 +87,8 @@ export const RATE_BUCKETS = {
   oauthRegister: { per: 'ip', limit: 10, windowMs: HOUR },
   approvalLookupUser: { per: 'user', limit: 10, windowMs: MINUTE },
   approvalLookupIp: { per: 'ip', limit: 30, windowMs: MINUTE },
-  keyCreate: { per: 'user', limit: LIMITS.personalTokens.perDay, windowMs: DAY },
-  webhookCreate: { per: 'user', limit: 20, windowMs: HOUR },
+  keyCreate: { per: 'user', limit: LIMITS.personalTokens.perDay, windowMs: DAY, countOn: 'success' },
+  webhookCreate: { per: 'user', limit: 20, windowMs: HOUR, countOn: 'success' },
   edge: { per: 'ip', ratePerSecond: 20, burst: 100 },
 } as const satisfies Record<string, RateBucket>;
 
@@ -94,7 +98,7 @@ export type RateBucketName = keyof typeof RATE_BUCKETS;
 export function scaleBucket(bucket: RateBucket, factor: number): RateBucket {
   const n = (v: number) => Math.max(1, Math.floor(v * factor));
   return 'limit' in bucket
-    ? { per: bucket.per, limit: n(bucket.limit), windowMs: bucket.windowMs }
+    ? { ...bucket, limit: n(bucket.limit) }
     : { per: bucket.per, ratePerSecond: bucket.ratePerSecond * factor, burst: n(bucket.burst) };
 }
 

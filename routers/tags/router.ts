@@ -18,6 +18,7 @@ export const tagsRouter = router({
     .meta({
       scopes: ['tags:write'],
       successStatus: 201,
+      idempotent: true,
       openapi: { method: 'POST', path: '/v1/tags', tags, summary: 'Create a tag, or return the existing one with that name (200)' },
     })
     .input(CreateTagInput)

@@ -37,7 +37,9 @@ export async function startApp(
 ): Promise<TestApp> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'cairn-test-'));
   const masterKey = randomBytes(32);
-  const base = loadConfig({ DATA_DIR: dataDir, CAIRN_SCRYPT_LOG_N: '14', LOG_LEVEL: 'silent', ...env });
+  // Rate-limit budgets ×1000 unless a test asks otherwise (test/rest/rate-limits.rest.test.ts
+  // runs at factor 1): the manual clock never refills the edge bucket on its own.
+  const base = loadConfig({ DATA_DIR: dataDir, CAIRN_SCRYPT_LOG_N: '14', LOG_LEVEL: 'silent', CAIRN_RATE_LIMIT_FACTOR: '1000', ...env });
   const clock = manualClock();
   const server: Server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -34,7 +34,8 @@ describe('sealed at rest', () => {
     const email = `${MARKER.toLowerCase()}@example.test`;
     const u = await registerUser(app, email);
     await createPat(app, u.session, ['tags:write'], 30, `${MARKER} key`);
-    await call(app, 'POST', '/v1/tags', { token: u.session, body: { name: `${MARKER} tag` } });
+    // With an Idempotency-Key (itself holding the marker): the stored answer is sealed too.
+    await call(app, 'POST', '/v1/tags', { token: u.session, body: { name: `${MARKER} tag` }, headers: { 'Idempotency-Key': `${MARKER}-key` } });
     await call(app, 'PATCH', '/v1/settings', { token: u.session, body: { weekStart: 'sunday' } });
     await app.caller(u.session).settings.putPlatformBlob({ platform: 'ios', blob: `${MARKER} blob` });
     const project = await call(app, 'POST', '/v1/containers', { token: u.session, body: { kind: 'project', name: `${MARKER} project`, notes: `${MARKER} notes` } });
