@@ -23,6 +23,8 @@ export type BandTable = {
 
 export const BAND_TABLES: BandTable[] = [
   { kind: 'todo', table: 'todos', idCol: 'id', userCol: 'user_id', parentCol: 'parent_id', headingCol: 'heading_id', sortCol: 'sort_key', trashedCol: 'trashed_at' },
+  // Notes (spec §2.3) sit in the heading-less band of their container (docs/api.md "Notes").
+  { kind: 'note', table: 'notes', idCol: 'id', userCol: 'user_id', parentCol: 'parent_id', headingCol: null, sortCol: 'sort_key', trashedCol: 'trashed_at' },
 ];
 
 /** Adds a table to the band (notes call this once at import). */
