@@ -29,6 +29,8 @@ export const SEALED_TABLES: SealedTable[] = [
   // across a key rotation still replays.
   { table: 'idempotency_keys', idCol: 'id', userCol: 'user_id', sealedCol: 'sealed', reindex: reindexIdempotency },
   { table: 'containers', idCol: 'id', userCol: 'user_id', sealedCol: 'sealed' },
+  { table: 'headings', idCol: 'id', userCol: 'user_id', sealedCol: 'sealed' },
+  { table: 'todos', idCol: 'id', userCol: 'user_id', sealedCol: 'sealed' },
 ];
 
 /** Re-seals every row of the user under a new data key. Call inside a transaction. */

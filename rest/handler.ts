@@ -6,11 +6,22 @@ import { createOpenApiNodeHttpHandler } from 'trpc-to-openapi';
 import { appRouter } from '../routers/index.js';
 import { createContextInner, type Context } from '../routers/trpc.js';
 import type { Deps } from '../server/deps.js';
-import { ROUTE_BY_PROCEDURE } from './routes.js';
+import { REST_ROUTES, ROUTE_BY_PROCEDURE } from './routes.js';
 import { LIMITS } from '../server/config.js';
 import { sendProblem } from './send.js';
 import { requestState } from './state.js';
 import { requestExtras } from './rate-limit.js';
+
+/** Meta `queryInput`: query parameters of a POST route join its (already parsed) JSON body. */
+function copyQueryInput(req: Request): void {
+  if (req.method !== 'POST' || !req.body || typeof req.body !== 'object') return;
+  const url = new URL(req.originalUrl, 'http://x');
+  const route = REST_ROUTES.find((r) => r.method === 'POST' && r.meta.queryInput && r.pattern.test(url.pathname));
+  for (const name of route?.meta.queryInput ?? []) {
+    const value = url.searchParams.get(name);
+    if (value !== null && !(name in req.body)) (req.body as Record<string, unknown>)[name] = value;
+  }
+}
 
 export function createRestHandler(deps: Deps) {
   const handler = createOpenApiNodeHttpHandler({
@@ -46,6 +57,7 @@ export function createRestHandler(deps: Deps) {
 
   return (req: Request, res: Response, next: NextFunction) => {
     const state = requestState(req);
+    copyQueryInput(req);
     const end = res.end.bind(res) as (...args: unknown[]) => Response;
     res.end = ((...args: unknown[]) => {
       res.end = end as Response['end'];

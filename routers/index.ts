@@ -5,6 +5,8 @@ import { meRouter } from './me/router.js';
 import { tagsRouter } from './tags/router.js';
 import { settingsRouter } from './settings/router.js';
 import { containersRouter } from './containers/router.js';
+import { headingsRouter } from './headings/router.js';
+import { todosRouter } from './todos/router.js';
 
 export const appRouter = router({
   auth: authRouter,
@@ -13,6 +15,8 @@ export const appRouter = router({
   tags: tagsRouter,
   settings: settingsRouter,
   containers: containersRouter,
+  headings: headingsRouter,
+  todos: todosRouter,
 });
 
 export type AppRouter = typeof appRouter;

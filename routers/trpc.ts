@@ -30,6 +30,12 @@ export type Meta = OpenApiMeta & {
   idempotent?: boolean | 'no-replay';
   /** Spec §8.1: route buckets of RATE_BUCKETS (per user or per IP) this procedure counts against. */
   rateLimits?: RateBucketName[];
+  /**
+   * POST routes that take query parameters (spec §4.5 `today` on complete): the adapter reads a
+   * POST's input from the body only, so the REST handler copies these names from the query string
+   * into the input (a value in the body wins).
+   */
+  queryInput?: string[];
 };
 
 export type ContextInner = {

@@ -20,7 +20,7 @@ export const containersRouter = router({
     .query(({ ctx, input }) => m.listContainers(ctx.deps, ctx.principal, input)),
 
   create: authedProcedure
-    .meta({ scopes: [...write], successStatus: 200, openapi: { method: 'POST', path: '/v1/containers', tags, summary: 'Create an area, project or subproject (200, spec §4.4)' } })
+    .meta({ scopes: [...write], successStatus: 200, idempotent: true, openapi: { method: 'POST', path: '/v1/containers', tags, summary: 'Create an area, project or subproject (200, spec §4.4)' } })
     .input(CreateContainerInput)
     .output(Container)
     .mutation(({ ctx, input }) => m.createContainer(ctx.deps, ctx.principal, input)),

@@ -1,6 +1,7 @@
 // Tags (spec §2.9, §4.13). Names are sealed; uniqueness (case-insensitive) is a blind index.
-import { and, asc, desc, eq } from 'drizzle-orm';
-import { tags } from '../../db/schema/index.js';
+import { and, asc, desc, eq, inArray } from 'drizzle-orm';
+import { tags, todoTags, todos } from '../../db/schema/index.js';
+import type { Tx } from '../../db/client.js';
 import { finishPage, pageConditions, type ListQuery, type PageSpec } from '../../db/paging.js';
 import { keyAfter } from '../../db/order.js';
 import type { Deps } from '../../server/deps.js';
@@ -10,6 +11,7 @@ import { newId } from '../../server/ids.js';
 import { iso } from '../../server/clock.js';
 import { openJson, rowAad, sealJson } from '../../server/crypto/seal.js';
 import { tagNameIndex } from '../../server/crypto/blind-index.js';
+import { recordEvent } from '../../server/events.js';
 
 type Row = typeof tags.$inferSelect;
 type Sealed = { name: string; colorHex: string | null };
@@ -44,30 +46,53 @@ export function getTag(deps: Deps, p: Principal, id: string) {
   return toTag(p.dek, getRow(deps, p.userId, id));
 }
 
-/** Creates the tag, or returns the one that already has this name (`created: false`). */
-export function createTag(deps: Deps, p: Principal, input: { name: string; colorHex?: string | null | undefined; id?: string | undefined }) {
+type CreateTag = { name: string; colorHex?: string | null | undefined; id?: string | undefined };
+
+/** Inside the caller's transaction: the tag with this name, or a new one (recording `tag.created`). */
+export function findOrCreateTag(deps: Deps, tx: Tx, p: Principal, input: CreateTag): { created: boolean; row: Row } {
   const index = tagNameIndex(p.dek, input.name);
+  const existing = tx.select().from(tags).where(and(eq(tags.userId, p.userId), eq(tags.nameIndex, index))).get();
+  if (existing) return { created: false, row: existing };
+  const id = input.id ?? newId();
+  if (input.id && tx.select({ id: tags.id }).from(tags).where(eq(tags.id, input.id)).get()) {
+    throw new AppError('duplicate_id', 'A resource with this id already exists.', { pointer: '/id' });
+  }
+  const last = tx.select({ k: tags.sortKey }).from(tags).where(eq(tags.userId, p.userId)).orderBy(desc(tags.sortKey)).limit(1).get();
+  const now = deps.clock();
+  const row: Row = {
+    id,
+    userId: p.userId,
+    nameIndex: index,
+    sortKey: keyAfter(last?.k ?? null),
+    sealed: sealJson(p.dek, aad(p.userId, id), { name: input.name, colorHex: input.colorHex ?? null } satisfies Sealed),
+    createdAt: now,
+    updatedAt: now,
+  };
+  tx.insert(tags).values(row).run();
+  recordEvent(tx, { userId: p.userId, type: 'tag.created', id, at: now });
+  return { created: true, row };
+}
+
+/** Creates the tag, or returns the one that already has this name (`created: false`). */
+export function createTag(deps: Deps, p: Principal, input: CreateTag) {
   return deps.db.transaction((tx) => {
-    const existing = tx.select().from(tags).where(and(eq(tags.userId, p.userId), eq(tags.nameIndex, index))).get();
-    if (existing) return { created: false, tag: toTag(p.dek, existing) };
-    const id = input.id ?? newId();
-    if (input.id && tx.select({ id: tags.id }).from(tags).where(eq(tags.id, input.id)).get()) {
-      throw new AppError('duplicate_id', 'A resource with this id already exists.', { pointer: '/id' });
-    }
-    const last = tx.select({ k: tags.sortKey }).from(tags).where(eq(tags.userId, p.userId)).orderBy(desc(tags.sortKey)).limit(1).get();
-    const now = deps.clock();
-    const row: Row = {
-      id,
-      userId: p.userId,
-      nameIndex: index,
-      sortKey: keyAfter(last?.k ?? null),
-      sealed: sealJson(p.dek, aad(p.userId, id), { name: input.name, colorHex: input.colorHex ?? null } satisfies Sealed),
-      createdAt: now,
-      updatedAt: now,
-    };
-    tx.insert(tags).values(row).run();
-    return { created: true, tag: toTag(p.dek, row) };
+    const { created, row } = findOrCreateTag(deps, tx, p, input);
+    return { created, tag: toTag(p.dek, row) };
   });
+}
+
+/** The ids of tags with these names, creating the missing ones (DECISIONS §5: an unknown name creates the tag). */
+export function tagIdsForNames(deps: Deps, tx: Tx, p: Principal, names: readonly string[]): string[] {
+  return names.map((name) => findOrCreateTag(deps, tx, p, { name }).row.id);
+}
+
+/** Tag names by id (decrypted), for showing a to-do's tags. */
+export function tagNamesById(deps: Deps, p: Principal, ids: readonly string[]): Map<string, string> {
+  const out = new Map<string, string>();
+  if (!ids.length) return out;
+  const rows = deps.db.select().from(tags).where(and(eq(tags.userId, p.userId), inArray(tags.id, [...new Set(ids)]))).all();
+  for (const r of rows) out.set(r.id, openJson<Sealed>(p.dek, aad(r.userId, r.id), r.sealed).name);
+  return out;
 }
 
 export function updateTag(deps: Deps, p: Principal, input: { id: string; colorHex: string | null }) {
@@ -77,12 +102,25 @@ export function updateTag(deps: Deps, p: Principal, input: { id: string; colorHe
     const s = openJson<Sealed>(p.dek, aad(p.userId, row.id), row.sealed);
     const next: Row = { ...row, sealed: sealJson(p.dek, aad(p.userId, row.id), { name: s.name, colorHex: input.colorHex }), updatedAt: deps.clock() };
     tx.update(tags).set({ sealed: next.sealed, updatedAt: next.updatedAt }).where(and(eq(tags.userId, p.userId), eq(tags.id, row.id))).run();
+    recordEvent(tx, { userId: p.userId, type: 'tag.updated', id: row.id, at: next.updatedAt });
     return toTag(p.dek, next);
   });
 }
 
-/** Deletes the tag; its links to to-dos go with it (foreign keys cascade). */
+/**
+ * Deletes the tag; its links to to-dos go with it (todo_tags cascades). Each to-do that carried it
+ * changed, so it gets a new `updatedAt` and a `todo.updated` event (spec §4.13).
+ */
 export function deleteTag(deps: Deps, p: Principal, id: string): void {
-  const res = deps.db.delete(tags).where(and(eq(tags.userId, p.userId), eq(tags.id, id))).run();
-  if (res.changes === 0) throw notFound('Tag');
+  deps.db.transaction((tx) => {
+    const now = deps.clock();
+    const carriers = tx.select({ id: todoTags.todoId }).from(todoTags).where(and(eq(todoTags.userId, p.userId), eq(todoTags.tagId, id))).all().map((r) => r.id);
+    const res = tx.delete(tags).where(and(eq(tags.userId, p.userId), eq(tags.id, id))).run();
+    if (res.changes === 0) throw notFound('Tag');
+    if (carriers.length) {
+      tx.update(todos).set({ updatedAt: now }).where(and(eq(todos.userId, p.userId), inArray(todos.id, carriers))).run();
+      for (const todoId of carriers) recordEvent(tx, { userId: p.userId, type: 'todo.updated', id: todoId, at: now });
+    }
+    recordEvent(tx, { userId: p.userId, type: 'tag.deleted', id, at: now });
+  });
 }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { call, createPat, expectProblem, registerUser } from '../helpers/http.js';
+import { eventsOf } from '../../server/events.js';
 
 let app: TestApp;
 let token: string;
@@ -83,5 +84,37 @@ describe('tags over HTTP (spec §2.9, §4.13)', () => {
     expect(list.body.data).toEqual([]);
     // The same name is free for the other user.
     expect((await call(app, 'POST', '/v1/tags', { token: otherToken, body: { name: 'Private' } })).status).toBe(201);
+  });
+  it('DELETE removes the tag from every to-do, which records todo.updated', async () => {
+    const u = await registerUser(app);
+    const t = u.session;
+    const a = await call(app, 'POST', '/v1/todos', { token: t, body: { title: 'a', tags: ['Keep', 'Drop'] } });
+    const b = await call(app, 'POST', '/v1/todos', { token: t, body: { title: 'b', tags: ['Drop'] } });
+    const c = await call(app, 'POST', '/v1/todos', { token: t, body: { title: 'c', tags: ['Keep'] } });
+    const drop = (await call(app, 'GET', '/v1/tags', { token: t })).body.data.find((x: { name: string }) => x.name === 'Drop');
+    app.clock.advance(1000);
+    expect((await call(app, 'DELETE', `/v1/tags/${drop.id}`, { token: t })).status).toBe(204);
+    expect((await call(app, 'GET', `/v1/todos/${a.body.id}`, { token: t })).body.tags).toEqual(['Keep']);
+    const bb = await call(app, 'GET', `/v1/todos/${b.body.id}`, { token: t });
+    expect(bb.body.tags).toEqual([]);
+    expect(bb.body.updatedAt).toBe(new Date(app.clock()).toISOString());
+    expect((await call(app, 'GET', `/v1/todos/${c.body.id}`, { token: t })).body.updatedAt).not.toBe(new Date(app.clock()).toISOString());
+    const evs = eventsOf(app.deps.db, u.userId).slice(-3).map((e) => `${e.type} ${e.data.id}`);
+    expect(evs.sort()).toEqual([`tag.deleted ${drop.id}`, `todo.updated ${a.body.id}`, `todo.updated ${b.body.id}`].sort());
+    // The same name can be used again and starts empty.
+    const again = await call(app, 'POST', '/v1/todos', { token: t, body: { title: 'd', tags: ['drop'] } });
+    expect(again.body.tags).toEqual(['drop']);
+  });
+
+  it('create, update and delete record tag events without content', async () => {
+    const u = await registerUser(app);
+    const a = await call(app, 'POST', '/v1/tags', { token: u.session, body: { name: 'SecretTagName' } });
+    await call(app, 'POST', '/v1/tags', { token: u.session, body: { name: 'secrettagname' } });
+    await call(app, 'PATCH', `/v1/tags/${a.body.id}`, { token: u.session, body: { colorHex: '#ffffff' } });
+    await call(app, 'DELETE', `/v1/tags/${a.body.id}`, { token: u.session });
+    const evs = eventsOf(app.deps.db, u.userId);
+    expect(evs.map((e) => e.type)).toEqual(['tag.created', 'tag.updated', 'tag.deleted']);
+    for (const e of evs) expect(e.data).toEqual({ object: 'tag', id: a.body.id, sub: u.userId });
+    expect(JSON.stringify(evs)).not.toMatch(/secret/i);
   });
 });

@@ -39,6 +39,20 @@ describe('sealed at rest', () => {
     await call(app, 'PATCH', '/v1/settings', { token: u.session, body: { weekStart: 'sunday' } });
     await app.caller(u.session).settings.putPlatformBlob({ platform: 'ios', blob: `${MARKER} blob` });
     const project = await call(app, 'POST', '/v1/containers', { token: u.session, body: { kind: 'project', name: `${MARKER} project`, notes: `${MARKER} notes` } });
+    const heading = await call(app, 'POST', '/v1/headings', { token: u.session, body: { projectId: project.body.id, name: `${MARKER} heading` } });
+    await call(app, 'POST', '/v1/todos', {
+      token: u.session,
+      body: {
+        title: `${MARKER} todo`,
+        notes: `${MARKER} todo notes`,
+        parentId: project.body.id,
+        headingId: heading.body.id,
+        whenDate: '2026-11-23',
+        tags: [`${MARKER} todo tag`],
+        checklist: [{ title: `${MARKER} step` }],
+        recurrence: { rule: 'FREQ=WEEKLY;BYDAY=MO', basis: 'schedule' },
+      },
+    });
 
     // Every sealed table got a row from this user (so a new table cannot be forgotten silently).
     for (const t of SEALED_TABLES) {

@@ -1,0 +1,457 @@
+// To-dos (DECISIONS §5; spec §3 rule 4, §4.5 heading rows). Relations (container, heading, tags),
+// the sort key and server times are plaintext; everything else sits in one sealed blob. Every
+// change records its `todo.*` event in the same transaction (spec §6.2).
+import { and, asc, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm';
+import { headings, todoTags, todos } from '../../db/schema/index.js';
+import type { Db, Tx } from '../../db/client.js';
+import { afterTuple, tuplePage, updatedSince } from '../../db/tuple-page.js';
+import type { ListQuery } from '../../db/paging.js';
+import type { Deps } from '../../server/deps.js';
+import type { Principal } from '../../server/auth/credentials.js';
+import { AppError, invalid, notFound } from '../../server/errors.js';
+import { newId } from '../../server/ids.js';
+import { iso, isoOrNull } from '../../server/clock.js';
+import { openJson, rowAad, sealJson } from '../../server/crypto/seal.js';
+import { recordEvent } from '../../server/events.js';
+import { bandIdTaken, bandKeyFor, type Band } from '../../server/band.js';
+import { decryptBudget, type DecryptBudget } from '../../server/decrypt-budget.js';
+import { canonicalRecurrenceRule, nextOccurrence, type RecurrenceBasis as Basis } from '../../server/recurrence.js';
+import { containers } from '../../db/schema/index.js';
+import { findContainerRow } from '../containers/model.js';
+import { containerIsDead, inLiveContainer } from '../containers/live.js';
+import { tagIdsForNames, tagNamesById } from '../tags/model.js';
+import type { TodoOut } from './schema.js';
+
+export type TodoRow = typeof todos.$inferSelect;
+type Priority = 'low' | 'medium' | 'high';
+export type TodoStatus = 'open' | 'completed' | 'canceled';
+type ChecklistItem = { id: string; title: string; done: boolean };
+/** `done`: occurrences completed so far (COUNT); `anchor`: where a schedule series started (server/recurrence.ts). */
+type StoredRecurrence = { rule: string; basis: Basis; done: number; anchor: string | null };
+
+export type TodoSealed = {
+  title: string;
+  notes: string | null;
+  status: TodoStatus;
+  completedAt: number | null;
+  whenDate: string | null;
+  evening: boolean;
+  someday: boolean;
+  deadline: string | null;
+  priority: Priority | null;
+  checklist: ChecklistItem[];
+  recurrence: StoredRecurrence | null;
+};
+
+const aad = (userId: string, id: string) => rowAad(userId, 'todos', id);
+
+export function openTodo(dek: Buffer, row: TodoRow): TodoSealed {
+  return openJson<TodoSealed>(dek, aad(row.userId, row.id), row.sealed);
+}
+
+function sealTodo(dek: Buffer, userId: string, id: string, s: TodoSealed): Buffer {
+  return sealJson(dek, aad(userId, id), s);
+}
+
+export function toTodo(row: TodoRow, s: TodoSealed, tagNames: string[]): TodoOut {
+  return {
+    id: row.id,
+    title: s.title,
+    notes: s.notes,
+    status: s.status,
+    completedAt: isoOrNull(s.completedAt),
+    whenDate: s.whenDate,
+    evening: s.evening,
+    someday: s.someday,
+    deadline: s.deadline,
+    priority: s.priority,
+    tags: tagNames,
+    checklist: s.checklist,
+    recurrence: s.recurrence ? { rule: s.recurrence.rule, basis: s.recurrence.basis } : null,
+    parentId: row.parentId,
+    headingId: row.headingId,
+    sortKey: row.sortKey,
+    trashedAt: isoOrNull(row.trashedAt),
+    createdAt: iso(row.createdAt),
+    updatedAt: iso(row.updatedAt),
+  };
+}
+
+/** Tag names of each to-do, in the order the client gave them. */
+export function tagsOf(deps: Deps, p: Principal, todoIds: readonly string[]): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  if (!todoIds.length) return out;
+  const links = deps.db
+    .select()
+    .from(todoTags)
+    .where(and(eq(todoTags.userId, p.userId), inArray(todoTags.todoId, [...todoIds])))
+    .orderBy(asc(todoTags.todoId), asc(todoTags.position))
+    .all();
+  const names = tagNamesById(deps, p, links.map((l) => l.tagId));
+  for (const l of links) {
+    const name = names.get(l.tagId);
+    if (name === undefined) continue;
+    const list = out.get(l.todoId) ?? [];
+    list.push(name);
+    out.set(l.todoId, list);
+  }
+  return out;
+}
+
+/** Wire form of rows whose sealed content is already open. */
+export function presentTodos(deps: Deps, p: Principal, items: { row: TodoRow; s: TodoSealed }[]): TodoOut[] {
+  const tags = tagsOf(deps, p, items.map((i) => i.row.id));
+  return items.map((i) => toTodo(i.row, i.s, tags.get(i.row.id) ?? []));
+}
+
+export function presentTodo(deps: Deps, p: Principal, row: TodoRow, s: TodoSealed = openTodo(p.dek, row)): TodoOut {
+  return presentTodos(deps, p, [{ row, s }])[0]!;
+}
+
+function getRow(tx: Tx | Db, userId: string, id: string): TodoRow {
+  const row = tx.select().from(todos).where(and(eq(todos.userId, userId), eq(todos.id, id))).get();
+  if (!row) throw notFound('To-do');
+  return row;
+}
+
+/** The server's UTC date from the injected clock (default of `today`). */
+export function todayOf(deps: Deps): string {
+  return new Date(deps.clock()).toISOString().slice(0, 10);
+}
+
+/**
+ * Where a to-do may go (DECISIONS §5): a live project or subproject (areas refused), and a heading
+ * of that container. With a heading and no parentId, the parent is the heading's project.
+ */
+export function resolveBand(deps: Deps, tx: Tx, userId: string, parentId: string | null | undefined, headingId: string | null | undefined): Band {
+  let parent = parentId ?? null;
+  if (headingId) {
+    const h = tx.select().from(headings).where(and(eq(headings.userId, userId), eq(headings.id, headingId))).get();
+    if (!h) throw invalid('/headingId', 'no heading with this id');
+    if (parentId === undefined) parent = h.projectId;
+    else if (parentId !== h.projectId) throw invalid('/headingId', 'the heading is not in the container given as parentId');
+    if (containerIsDead(deps.db.$client, userId, h.projectId)) throw invalid('/headingId', "the heading's project is in the trash");
+  }
+  if (parent !== null) {
+    const c = findContainerRow(tx, userId, parent);
+    if (!c) throw invalid('/parentId', 'no container with this id');
+    if (c.kind === 'area') throw invalid('/parentId', 'a to-do sits in a project or subproject, not in an area');
+    if (containerIsDead(deps.db.$client, userId, parent)) throw invalid('/parentId', 'the container is in the trash');
+  }
+  return { parentId: parent, headingId: headingId ?? null };
+}
+
+function checklistOf(items: { id?: string | undefined; title: string; done?: boolean | undefined }[]): ChecklistItem[] {
+  const seen = new Set<string>();
+  return items.map((it, i) => {
+    const id = it.id ?? newId();
+    if (seen.has(id)) throw invalid(`/checklist/${i}/id`, 'checklist item ids must be unique');
+    seen.add(id);
+    return { id, title: it.title, done: it.done ?? false };
+  });
+}
+
+function setTags(deps: Deps, tx: Tx, p: Principal, todoId: string, names: readonly string[]): void {
+  const ids = [...new Set(tagIdsForNames(deps, tx, p, names))];
+  tx.delete(todoTags).where(and(eq(todoTags.userId, p.userId), eq(todoTags.todoId, todoId))).run();
+  ids.forEach((tagId, position) => tx.insert(todoTags).values({ todoId, tagId, userId: p.userId, position }).run());
+}
+
+function tagIdsOf(tx: Tx, userId: string, todoId: string): string[] {
+  return tx
+    .select({ id: todoTags.tagId })
+    .from(todoTags)
+    .where(and(eq(todoTags.userId, userId), eq(todoTags.todoId, todoId)))
+    .orderBy(asc(todoTags.position))
+    .all()
+    .map((r) => r.id);
+}
+
+type RecurrenceIn = { rule: string; basis: Basis };
+
+/** A new series: the rule in canonical form (upper case, no `RRULE:`), nothing completed yet. */
+function freshRecurrence(r: RecurrenceIn): StoredRecurrence {
+  return { rule: canonicalRecurrenceRule(r.rule), basis: r.basis, done: 0, anchor: null };
+}
+
+export type CreateTodo = {
+  title: string;
+  notes?: string | null | undefined;
+  whenDate?: string | null | undefined;
+  evening?: boolean | undefined;
+  someday?: boolean | undefined;
+  deadline?: string | null | undefined;
+  priority?: Priority | null | undefined;
+  tags?: string[] | undefined;
+  checklist?: { id?: string | undefined; title: string; done?: boolean | undefined }[] | undefined;
+  recurrence?: RecurrenceIn | null | undefined;
+  parentId?: string | null | undefined;
+  headingId?: string | null | undefined;
+  id?: string | undefined;
+};
+
+/** A client id must be new: a to-do's id is `duplicate_id`; an id of another task-core row is `conflict`. */
+function checkNewTodoId(deps: Deps, tx: Tx, id: string): void {
+  if (tx.select({ id: todos.id }).from(todos).where(eq(todos.id, id)).get()) {
+    throw new AppError('duplicate_id', 'A resource with this id already exists.', { pointer: '/id' });
+  }
+  const other =
+    bandIdTaken(deps.db.$client, id) ||
+    tx.select({ id: containers.id }).from(containers).where(eq(containers.id, id)).get() ||
+    tx.select({ id: headings.id }).from(headings).where(eq(headings.id, id)).get();
+  if (other) throw new AppError('conflict', 'This id already names a container, heading or note.', { pointer: '/id' });
+}
+
+export function createTodo(deps: Deps, p: Principal, input: CreateTodo): TodoOut {
+  return deps.db.transaction((tx) => {
+    const band = resolveBand(deps, tx, p.userId, input.parentId, input.headingId);
+    if (input.id) checkNewTodoId(deps, tx, input.id);
+    const id = input.id ?? newId();
+    const now = deps.clock();
+    const s: TodoSealed = {
+      title: input.title,
+      notes: input.notes ?? null,
+      status: 'open',
+      completedAt: null,
+      whenDate: input.whenDate ?? null,
+      evening: input.evening ?? false,
+      someday: input.someday ?? false,
+      deadline: input.deadline ?? null,
+      priority: input.priority ?? null,
+      checklist: checklistOf(input.checklist ?? []),
+      recurrence: input.recurrence ? freshRecurrence(input.recurrence) : null,
+    };
+    const row: TodoRow = {
+      id,
+      userId: p.userId,
+      parentId: band.parentId,
+      headingId: band.headingId,
+      sortKey: bandKeyFor(deps.db.$client, p.userId, band, {}),
+      sealed: sealTodo(p.dek, p.userId, id, s),
+      trashedAt: null,
+      createdAt: now,
+      updatedAt: now,
+    };
+    tx.insert(todos).values(row).run();
+    if (input.tags?.length) setTags(deps, tx, p, id, input.tags);
+    recordEvent(tx, { userId: p.userId, type: 'todo.created', id, at: now });
+    return presentTodo(deps, p, row, s);
+  });
+}
+
+export function getTodo(deps: Deps, p: Principal, id: string): TodoOut {
+  return presentTodo(deps, p, getRow(deps.db, p.userId, id));
+}
+
+/** Writes the row's new state and records `todo.updated`. */
+function writeTodo(deps: Deps, tx: Tx, p: Principal, row: TodoRow, s: TodoSealed, extra: Partial<Pick<TodoRow, 'parentId' | 'headingId' | 'sortKey' | 'trashedAt'>> = {}): TodoRow {
+  const now = deps.clock();
+  const next: TodoRow = { ...row, ...extra, sealed: sealTodo(p.dek, p.userId, row.id, s), updatedAt: now };
+  tx.update(todos)
+    .set({ sealed: next.sealed, parentId: next.parentId, headingId: next.headingId, sortKey: next.sortKey, trashedAt: next.trashedAt, updatedAt: now })
+    .where(and(eq(todos.userId, p.userId), eq(todos.id, row.id)))
+    .run();
+  recordEvent(tx, { userId: p.userId, type: 'todo.updated', id: row.id, at: now });
+  return next;
+}
+
+export type UpdateTodo = Omit<CreateTodo, 'title' | 'parentId' | 'headingId' | 'id'> & { id: string; title?: string | undefined };
+
+export function updateTodo(deps: Deps, p: Principal, input: UpdateTodo): TodoOut {
+  return deps.db.transaction((tx) => {
+    const row = getRow(tx, p.userId, input.id);
+    const s = openTodo(p.dek, row);
+    const next: TodoSealed = { ...s };
+    // Field by field: only what the client sent changes; null clears the nullable ones.
+    if (input.title !== undefined) next.title = input.title;
+    if (input.notes !== undefined) next.notes = input.notes;
+    if (input.whenDate !== undefined) next.whenDate = input.whenDate;
+    if (input.evening !== undefined) next.evening = input.evening;
+    if (input.someday !== undefined) next.someday = input.someday;
+    if (input.deadline !== undefined) next.deadline = input.deadline;
+    if (input.priority !== undefined) next.priority = input.priority;
+    if (input.checklist !== undefined) next.checklist = checklistOf(input.checklist);
+    if (input.recurrence !== undefined) {
+      const fresh = input.recurrence === null ? null : freshRecurrence(input.recurrence);
+      const same = s.recurrence && fresh && s.recurrence.rule === fresh.rule && s.recurrence.basis === fresh.basis;
+      next.recurrence = same ? s.recurrence : fresh;
+    }
+    // A date set by hand restarts a schedule series from the new date (its COUNT so far stays).
+    if (next.recurrence && input.whenDate !== undefined && input.whenDate !== s.whenDate) next.recurrence = { ...next.recurrence, anchor: null };
+    const tagsBefore = tagIdsOf(tx, p.userId, row.id);
+    if (input.tags !== undefined) setTags(deps, tx, p, row.id, input.tags);
+    const tagsChanged = input.tags !== undefined && JSON.stringify(tagIdsOf(tx, p.userId, row.id)) !== JSON.stringify(tagsBefore);
+    if (!tagsChanged && JSON.stringify(next) === JSON.stringify(s)) return presentTodo(deps, p, row, s);
+    return presentTodo(deps, p, writeTodo(deps, tx, p, row, next), next);
+  });
+}
+
+export function moveTodo(
+  deps: Deps,
+  p: Principal,
+  input: { id: string; parentId: string | null; headingId?: string | null | undefined; after?: string | null | undefined; before?: string | null | undefined },
+): TodoOut {
+  return deps.db.transaction((tx) => {
+    const row = getRow(tx, p.userId, input.id);
+    const band = resolveBand(deps, tx, p.userId, input.parentId, input.headingId ?? null);
+    const sortKey = bandKeyFor(deps.db.$client, p.userId, band, input, row.id);
+    const s = openTodo(p.dek, row);
+    return presentTodo(deps, p, writeTodo(deps, tx, p, row, s, { parentId: band.parentId, headingId: band.headingId, sortKey }), s);
+  });
+}
+
+export function trashTodo(deps: Deps, p: Principal, id: string, trashed: boolean): TodoOut {
+  return deps.db.transaction((tx) => {
+    const row = getRow(tx, p.userId, id);
+    const s = openTodo(p.dek, row);
+    if ((row.trashedAt !== null) === trashed) return presentTodo(deps, p, row, s);
+    return presentTodo(deps, p, writeTodo(deps, tx, p, row, s, { trashedAt: trashed ? deps.clock() : null }), s);
+  });
+}
+
+export function deleteTodo(deps: Deps, p: Principal, id: string): void {
+  deps.db.transaction((tx) => {
+    const res = tx.delete(todos).where(and(eq(todos.userId, p.userId), eq(todos.id, id))).run();
+    if (res.changes === 0) throw notFound('To-do');
+    recordEvent(tx, { userId: p.userId, type: 'todo.deleted', id, at: deps.clock() });
+  });
+}
+
+export type Finished = { row: TodoRow; s: TodoSealed; copy: { row: TodoRow; s: TodoSealed } | null; changed: boolean };
+
+/**
+ * Completes (or cancels) one to-do inside the caller's transaction (spec §4.5 heading complete
+ * uses the same step). A recurring open to-do logs a completed copy (new id, no recurrence) and
+ * rolls to its next occurrence, staying open, its deadline moved by the same offset; when the rule
+ * is exhausted (COUNT/UNTIL) the to-do itself completes for good.
+ */
+export function finishTodoTx(deps: Deps, tx: Tx, p: Principal, row: TodoRow, target: 'completed' | 'canceled', today: string): Finished {
+  const s = openTodo(p.dek, row);
+  if (s.status === target) return { row, s, copy: null, changed: false };
+  const now = deps.clock();
+  if (s.recurrence && s.status === 'open') {
+    const next = nextOccurrence({
+      rule: s.recurrence.rule,
+      basis: s.recurrence.basis,
+      whenDate: s.whenDate,
+      deadline: s.deadline,
+      today,
+      // Completions of the series so far, counting this one (server/recurrence.ts).
+      count: s.recurrence.done + 1,
+      anchor: s.recurrence.anchor,
+    });
+    if (next) {
+      const copyId = newId();
+      const band: Band = { parentId: row.parentId, headingId: row.headingId };
+      const copyS: TodoSealed = { ...s, status: target, completedAt: now, recurrence: null };
+      const copyRow: TodoRow = {
+        id: copyId,
+        userId: p.userId,
+        parentId: row.parentId,
+        headingId: row.headingId,
+        sortKey: bandKeyFor(deps.db.$client, p.userId, band, { before: row.trashedAt === null ? row.id : null }),
+        sealed: sealTodo(p.dek, p.userId, copyId, copyS),
+        trashedAt: row.trashedAt,
+        createdAt: now,
+        updatedAt: now,
+      };
+      tx.insert(todos).values(copyRow).run();
+      tagIdsOf(tx, p.userId, row.id).forEach((tagId, position) => tx.insert(todoTags).values({ todoId: copyId, tagId, userId: p.userId, position }).run());
+      recordEvent(tx, { userId: p.userId, type: 'todo.created', id: copyId, at: now });
+      const rolled: TodoSealed = {
+        ...s,
+        whenDate: next.whenDate,
+        deadline: next.deadline,
+        checklist: s.checklist.map((c) => ({ ...c, done: false })),
+        recurrence: { ...s.recurrence, done: s.recurrence.done + 1, anchor: next.anchor },
+      };
+      return { row: writeTodo(deps, tx, p, row, rolled), s: rolled, copy: { row: copyRow, s: copyS }, changed: true };
+    }
+  }
+  const done: TodoSealed = { ...s, status: target, completedAt: now };
+  return { row: writeTodo(deps, tx, p, row, done), s: done, copy: null, changed: true };
+}
+
+export function finishTodo(deps: Deps, p: Principal, id: string, target: 'completed' | 'canceled', today: string | undefined) {
+  return deps.db.transaction((tx) => {
+    const f = finishTodoTx(deps, tx, p, getRow(tx, p.userId, id), target, today ?? todayOf(deps));
+    return { ...presentTodo(deps, p, f.row, f.s), loggedCopyId: f.copy?.row.id ?? null };
+  });
+}
+
+export function reopenTodo(deps: Deps, p: Principal, id: string): TodoOut {
+  return deps.db.transaction((tx) => {
+    const row = getRow(tx, p.userId, id);
+    const s = openTodo(p.dek, row);
+    if (s.status === 'open') return presentTodo(deps, p, row, s);
+    const next: TodoSealed = { ...s, status: 'open', completedAt: null };
+    return presentTodo(deps, p, writeTodo(deps, tx, p, row, next), next);
+  });
+}
+
+export type TodoListQuery = ListQuery & {
+  parent_id?: string | undefined;
+  heading_id?: string | undefined;
+  status?: TodoStatus | undefined;
+  include_trashed?: boolean | undefined;
+};
+
+/**
+ * App order: grouped by container; inside one, the to-dos under no heading first, then each
+ * heading's to-dos in heading order; inside a band, by sort key. `status` is sealed, so that
+ * filter decrypts in the request (account_too_large past the budget).
+ */
+export function listTodos(deps: Deps, p: Principal, query: TodoListQuery) {
+  const conds: SQL[] = [eq(todos.userId, p.userId)];
+  if (query.parent_id !== undefined) conds.push(query.parent_id === 'null' ? isNull(todos.parentId) : eq(todos.parentId, query.parent_id));
+  if (query.heading_id !== undefined) conds.push(query.heading_id === 'null' ? isNull(todos.headingId) : eq(todos.headingId, query.heading_id));
+  if (!query.include_trashed) conds.push(isNull(todos.trashedAt), inLiveContainer(todos.parentId, p.userId));
+  const since = updatedSince(todos.updatedAt, query);
+  if (since) conds.push(since);
+  const cols = [sql`coalesce(${todos.parentId}, '')`, sql`coalesce(${headings.sortKey}, '')`, sql`coalesce(${todos.headingId}, '')`, sql`${todos.sortKey}`];
+  const status = query.status;
+  const budget = status ? decryptBudget(deps) : undefined;
+  const page = tuplePage({
+    key: deps.keys.cursor,
+    scope: `${p.userId}:todos`,
+    query,
+    arity: 4,
+    fetch: (after, n) =>
+      deps.db
+        .select({ todo: todos, headingKey: headings.sortKey })
+        .from(todos)
+        .leftJoin(headings, eq(headings.id, todos.headingId))
+        .where(and(...conds, ...(after ? [afterTuple(cols, todos.id, after)] : [])))
+        .orderBy(...cols, asc(todos.id))
+        .limit(n)
+        .all(),
+    posOf: (r) => ({ k: [r.todo.parentId ?? '', r.headingKey ?? '', r.todo.headingId ?? '', r.todo.sortKey], i: r.todo.id }),
+    map: (r) => {
+      const s = openTodo(p.dek, r.todo);
+      return status && s.status !== status ? null : { row: r.todo, s };
+    },
+    ...(budget ? { budget } : {}),
+  });
+  return { data: presentTodos(deps, p, page.data), next_cursor: page.next_cursor };
+}
+
+/** Live to-dos under a heading in band order (not trashed). */
+export function todosUnderHeading(tx: Tx | Db, userId: string, headingId: string, opts: { includeTrashed?: boolean } = {}): TodoRow[] {
+  const conds: SQL[] = [eq(todos.userId, userId), eq(todos.headingId, headingId)];
+  if (!opts.includeTrashed) conds.push(isNull(todos.trashedAt));
+  return tx.select().from(todos).where(and(...conds)).orderBy(asc(todos.sortKey), asc(todos.id)).all();
+}
+
+/** Open, untrashed to-dos under each heading (spec §2.2 `openCount`): decrypts each to-do's status. */
+export function openCounts(deps: Deps, p: Principal, headingIds: readonly string[], budget: DecryptBudget): Map<string, number> {
+  const out = new Map<string, number>(headingIds.map((id) => [id, 0]));
+  if (!headingIds.length) return out;
+  const rows = deps.db
+    .select()
+    .from(todos)
+    .where(and(eq(todos.userId, p.userId), inArray(todos.headingId, [...headingIds]), isNull(todos.trashedAt)))
+    .all();
+  budget.spend(rows.length);
+  for (const r of rows) if (openTodo(p.dek, r).status === 'open') out.set(r.headingId!, (out.get(r.headingId!) ?? 0) + 1);
+  return out;
+}
