@@ -31,6 +31,9 @@ export const SEALED_TABLES: SealedTable[] = [
   { table: 'containers', idCol: 'id', userCol: 'user_id', sealedCol: 'sealed' },
   { table: 'headings', idCol: 'id', userCol: 'user_id', sealedCol: 'sealed' },
   { table: 'todos', idCol: 'id', userCol: 'user_id', sealedCol: 'sealed' },
+  { table: 'note_folders', idCol: 'id', userCol: 'user_id', sealedCol: 'sealed' },
+  { table: 'notes', idCol: 'id', userCol: 'user_id', sealedCol: 'sealed' },
+  { table: 'note_versions', idCol: 'id', userCol: 'user_id', sealedCol: 'sealed' },
 ];
 
 /** Re-seals every row of the user under a new data key. Call inside a transaction. */

@@ -5,6 +5,9 @@ import { meRouter } from './me/router.js';
 import { tagsRouter } from './tags/router.js';
 import { settingsRouter } from './settings/router.js';
 import { containersRouter } from './containers/router.js';
+import { notesRouter } from './notes/router.js';
+import { noteFoldersRouter } from './note-folders/router.js';
+import { noteVersionsRouter } from './note-versions/router.js';
 import { headingsRouter } from './headings/router.js';
 import { todosRouter } from './todos/router.js';
 
@@ -15,6 +18,9 @@ export const appRouter = router({
   tags: tagsRouter,
   settings: settingsRouter,
   containers: containersRouter,
+  notes: notesRouter,
+  noteFolders: noteFoldersRouter,
+  noteVersions: noteVersionsRouter,
   headings: headingsRouter,
   todos: todosRouter,
 });

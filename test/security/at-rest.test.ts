@@ -54,6 +54,14 @@ describe('sealed at rest', () => {
       },
     });
 
+    // Notes, note titles, folder names and note versions (created, edited, restored).
+    const noteFolder = await call(app, 'POST', '/v1/note-folders', { token: u.session, body: { name: `${MARKER} folder` } });
+    const noteRes = await call(app, 'POST', '/v1/notes', { token: u.session, body: { title: `${MARKER} note title`, body: `${MARKER} note body`, folderId: noteFolder.body.id } });
+    await call(app, 'PATCH', `/v1/notes/${noteRes.body.id}`, { token: u.session, body: { body: `${MARKER} edited body` } });
+    await call(app, 'POST', '/v1/notes', { token: u.session, body: { body: `${MARKER} band note`, parentId: project.body.id } });
+    const noteVersion = (await call(app, 'GET', `/v1/notes/${noteRes.body.id}/versions`, { token: u.session })).body.data.at(-1);
+    await call(app, 'POST', `/v1/notes/${noteRes.body.id}/versions/${noteVersion.id}/restore`, { token: u.session });
+
     // Every sealed table got a row from this user (so a new table cannot be forgotten silently).
     for (const t of SEALED_TABLES) {
       const n = app.deps.db.$client.prepare(`SELECT count(*) AS n FROM "${t.table}" WHERE "${t.userCol}" = ? AND "${t.sealedCol}" IS NOT NULL`).get(u.userId) as { n: number };
@@ -81,6 +89,8 @@ describe('sealed at rest', () => {
     }
     // And the API still reads it all back with the credential.
     expect((await call(app, 'GET', '/v1/tags', { token: u.session })).body.data[0].name).toBe(`${MARKER} tag`);
+    expect((await call(app, 'GET', `/v1/notes/${noteRes.body.id}`, { token: u.session })).body).toMatchObject({ title: `${MARKER} note title`, body: `${MARKER} note body` });
+    expect((await call(app, 'GET', `/v1/note-folders/${noteFolder.body.id}`, { token: u.session })).body.name).toBe(`${MARKER} folder`);
   });
 
   it('a sealed value moved to another row (or another user) fails to open', async () => {
