@@ -29,12 +29,24 @@ const PROBLEM_SCHEMA = {
   },
 };
 
+// Spec §8.1: on every response, for the most constrained bucket that applied (docs/api.md).
 const RATE_HEADERS = {
-  'RateLimit-Limit': { schema: { type: 'integer' } },
-  'RateLimit-Remaining': { schema: { type: 'integer' } },
-  'RateLimit-Reset': { schema: { type: 'integer' } },
+  'RateLimit-Limit': { schema: { type: 'integer' }, description: 'Budget of the most constrained rate-limit bucket that applied to this request.' },
+  'RateLimit-Remaining': { schema: { type: 'integer' }, description: 'Requests left in that bucket.' },
+  'RateLimit-Reset': { schema: { type: 'integer' }, description: 'Seconds until that bucket is full again (its fixed window ends).' },
   'X-Request-Id': { schema: { type: 'string' } },
 };
+
+// Spec §4.2 (docs/api.md "Idempotency").
+const IDEMPOTENCY_KEY_PARAM = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'Makes a retry safe: a repeat with the same key (same user, same route) within 24 hours replays the first answer instead of running again. 1..255 printable ASCII characters. The same key with another body is 422; while the first request runs, 409.',
+  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7e]+$' },
+};
+const REPLAYED_HEADER = { 'Idempotent-Replayed': { schema: { type: 'string', enum: ['true'] }, description: 'Present when this answer is a replay of an earlier request with the same Idempotency-Key.' } };
 
 const problemRef = (code: ErrorCode) => ({ $ref: `#/components/responses/${code}` });
 
@@ -43,7 +55,7 @@ function problemResponses(): Json {
   for (const [code, e] of Object.entries(ERROR_TABLE)) {
     out[code] = {
       description: `${e.title} (\`${code}\`): ${e.about}`,
-      headers: code === 'rate_limited' ? { 'Retry-After': { schema: { type: 'integer' } } } : undefined,
+      headers: code === 'rate_limited' ? { ...RATE_HEADERS, 'Retry-After': { schema: { type: 'integer' }, description: 'Seconds to wait before retrying.' } } : RATE_HEADERS,
       content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
     };
   }
@@ -64,6 +76,7 @@ export function buildOpenApiDocument(publicUrl: string): Json {
   doc.components ??= {};
   doc.components.schemas = { ...(doc.components.schemas ?? {}), Problem: PROBLEM_SCHEMA };
   doc.components.responses = { ...(doc.components.responses ?? {}), ...problemResponses() };
+  doc.components.parameters = { ...(doc.components.parameters ?? {}), IdempotencyKey: IDEMPOTENCY_KEY_PARAM };
 
   for (const route of REST_ROUTES) {
     const op = doc.paths?.[route.path]?.[route.method.toLowerCase()];
@@ -85,6 +98,21 @@ export function buildOpenApiDocument(publicUrl: string): Json {
     op.responses = responses;
     if (m.public) delete op.security;
     else op.security = [{ bearer: [] }];
+    if (m.idempotent) {
+      op.parameters = [...(op.parameters ?? []), { $ref: '#/components/parameters/IdempotencyKey' }];
+      for (const [code, r] of Object.entries(responses)) {
+        if (Number(code) < 300 && m.idempotent !== 'no-replay') r.headers = { ...r.headers, ...REPLAYED_HEADER };
+      }
+      op['x-idempotent'] = true;
+      op.description = [
+        op.description,
+        m.idempotent === 'no-replay'
+          ? 'Idempotent: accepts `Idempotency-Key`; a retry with the same key creates nothing and answers 409 `conflict` naming what was created (the answer holds a secret shown once, so it is not replayed).'
+          : 'Idempotent: accepts `Idempotency-Key`; a retry with the same key replays the first answer with `Idempotent-Replayed: true`.',
+      ]
+        .filter(Boolean)
+        .join('\n\n');
+    }
     op['x-scopes'] = m.scopes ?? [];
     if (m.firstPartyOnly) op['x-first-party-only'] = true;
     const needs = m.public

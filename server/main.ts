@@ -7,6 +7,7 @@ import { deriveServerKeys, loadMasterKey } from './crypto/master-key.js';
 import { createLogger } from './logger.js';
 import { systemClock } from './clock.js';
 import { createApp } from './app.js';
+import { startJobs } from './jobs/scheduler.js';
 import type { Deps } from './deps.js';
 
 async function main(): Promise<void> {
@@ -16,6 +17,7 @@ async function main(): Promise<void> {
   const keys = deriveServerKeys(loadMasterKey(config.dataDir, config.masterKeyHex));
   const deps: Deps = { db, config, keys, clock: systemClock, log };
   const server = createServer(createApp(deps));
+  const stopJobs = startJobs(deps);
   server.keepAliveTimeout = 5_000;
 
   await new Promise<void>((resolve, reject) => {
@@ -31,6 +33,7 @@ async function main(): Promise<void> {
     stopping = true;
     log.info({ signal }, 'shutting down');
     server.close(() => {
+      stopJobs();
       closeDb(db);
       log.info('stopped');
       process.exit(0);
