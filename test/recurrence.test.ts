@@ -336,17 +336,16 @@ describe('nextOccurrence: end of the series', () => {
     expect(next('FREQ=DAILY;UNTIL=20240110', '2024-01-04', { today: '2024-01-12', basis: 'completion' })).toBeNull();
   });
 
-  it('a rule with no future occurrence gives null, quickly', () => {
+  it('a rule with no future occurrence gives null', () => {
     for (const rule of [
       'FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=30', // never
       'FREQ=MONTHLY;BYMONTH=2;BYMONTHDAY=30,31', // never
       'FREQ=DAILY;BYMONTH=2;BYMONTHDAY=30', // never, walked day by day by the library if left DAILY
       'FREQ=YEARLY;BYYEARDAY=366;BYMONTH=1', // never
     ]) {
-      const t = performance.now();
+      // Unbounded, the library walks to the year 9999 (~0.5 s monthly, ~15 s daily); the bounded
+      // search's cost is measured by the benchmark (npm run bench), never by a timed test.
       expect(next(rule, '2024-01-01'), rule).toBeNull();
-      // unbounded, the library walks to the year 9999: ~0.5 s monthly, ~15 s daily
-      expect(performance.now() - t, rule).toBeLessThan(500);
     }
   });
 
@@ -472,14 +471,9 @@ describe('nextOccurrence agrees with the plain rrule library', () => {
   });
 });
 
-describe('speed', () => {
-  it('a completion takes well under a millisecond on average, even with an old anchor', () => {
-    const t = performance.now();
-    for (let i = 0; i < 500; i++) {
-      next('FREQ=WEEKLY;BYDAY=MO,WE,FR', '2024-05-06', { anchor: '1990-01-01' });
-      next('FREQ=DAILY', '2024-05-06', { anchor: '0001-01-01' });
-    }
-    // walking from the anchors one period at a time would be ~1 ms and ~15 ms a call
-    expect((performance.now() - t) / 1000).toBeLessThan(1);
+describe('old anchors', () => {
+  it('a completion with a decades-old anchor still finds the next occurrence', () => {
+    expect(next('FREQ=WEEKLY;BYDAY=MO,WE,FR', '2024-05-06', { anchor: '1990-01-01' })!.whenDate).toBe('2024-05-08');
+    expect(next('FREQ=DAILY', '2024-05-06', { anchor: '0001-01-01' })!.whenDate).toBe('2024-05-07');
   });
 });
