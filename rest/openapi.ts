@@ -113,6 +113,11 @@ export function buildOpenApiDocument(publicUrl: string): Json {
         .filter(Boolean)
         .join('\n\n');
     }
+    // Meta `queryInput` (spec §4.5 `today`): the query form of fields a POST also takes in its body.
+    for (const name of m.queryInput ?? []) {
+      const prop = op.requestBody?.content?.['application/json']?.schema?.properties?.[name];
+      op.parameters = [...(op.parameters ?? []), { name, in: 'query', required: false, description: prop?.description, schema: { type: 'string' } }];
+    }
     op['x-scopes'] = m.scopes ?? [];
     if (m.firstPartyOnly) op['x-first-party-only'] = true;
     const needs = m.public

@@ -24,13 +24,13 @@ export const todosRouter = router({
     .mutation(({ ctx, input }) => m.createTodo(ctx.deps, ctx.principal, input)),
 
   complete: authedProcedure
-    .meta({ scopes: [...write], queryInput: ['today'], openapi: { method: 'POST', path: '/v1/todos/{id}/complete', tags, summary: 'Complete a to-do (a recurring one logs a copy and rolls on)' } })
+    .meta({ scopes: [...write], idempotent: true, queryInput: ['today'], openapi: { method: 'POST', path: '/v1/todos/{id}/complete', tags, summary: 'Complete a to-do (a recurring one logs a copy and rolls on)' } })
     .input(TodayInput)
     .output(TodoDone)
     .mutation(({ ctx, input }) => m.finishTodo(ctx.deps, ctx.principal, input.id, 'completed', input.today)),
 
   cancel: authedProcedure
-    .meta({ scopes: [...write], queryInput: ['today'], openapi: { method: 'POST', path: '/v1/todos/{id}/cancel', tags, summary: 'Cancel a to-do (a recurring one logs a canceled copy and rolls on)' } })
+    .meta({ scopes: [...write], idempotent: true, queryInput: ['today'], openapi: { method: 'POST', path: '/v1/todos/{id}/cancel', tags, summary: 'Cancel a to-do (a recurring one logs a canceled copy and rolls on)' } })
     .input(TodayInput)
     .output(TodoDone)
     .mutation(({ ctx, input }) => m.finishTodo(ctx.deps, ctx.principal, input.id, 'canceled', input.today)),

@@ -295,6 +295,16 @@ describe('to-dos: complete, cancel, reopen, trash, delete', () => {
     expect(pointerOf(await post(`/v1/todos/${t.id}/reopen`, { force: true }))).toBe('/force');
   });
 
+  it('`today` is a query parameter of the POST actions (also accepted in the body; the body wins)', async () => {
+    const doc = (await call(app, 'GET', '/openapi.json')).body;
+    for (const path of ['/v1/todos/{id}/complete', '/v1/todos/{id}/cancel', '/v1/headings/{id}/complete']) {
+      expect(doc.paths[path].post.parameters.map((p: Any) => `${p.in}:${p.name}`), path).toContain('query:today');
+    }
+    const t = await todo({ title: 'body today', whenDate: '2026-11-01', recurrence: { rule: 'FREQ=DAILY', basis: 'completion' } });
+    expect((await post(`/v1/todos/${t.id}/complete?today=2026-11-10`, { today: '2026-11-20' })).body.whenDate).toBe('2026-11-21');
+    expect((await post(`/v1/todos/${t.id}/complete?today=2026-11-10`)).body.whenDate).toBe('2026-11-11');
+  });
+
   it('the status filter decrypts in the request and pages', async () => {
     const p = await container({ kind: 'project', name: 'Statuses' });
     const ids: string[] = [];

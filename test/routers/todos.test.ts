@@ -1,0 +1,76 @@
+// To-dos through the tRPC caller (no HTTP): the same rules with native types, sealing at rest,
+// key rotation, and the change and its event committing together.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startApp, type TestApp } from '../helpers/app.js';
+import { registerUser } from '../helpers/http.js';
+import { eventsOf } from '../../server/events.js';
+
+let app: TestApp;
+beforeAll(async () => {
+  app = await startApp();
+});
+afterAll(() => app.close());
+
+describe('to-dos via the caller', () => {
+  it('lists with native booleans and the literal null parent', async () => {
+    const u = await registerUser(app);
+    const c = app.caller(u.session);
+    const p = await c.containers.create({ kind: 'project', name: 'P' });
+    const a = await c.todos.create({ title: 'standalone' });
+    const b = await c.todos.create({ title: 'in p', parentId: p.id });
+    await c.todos.trash({ id: a.id });
+    expect((await c.todos.list({ parent_id: 'null' })).data).toEqual([]);
+    expect((await c.todos.list({ parent_id: 'null', include_trashed: true })).data.map((t) => t.id)).toEqual([a.id]);
+    expect((await c.todos.list({ parent_id: p.id, limit: 1 })).data.map((t) => t.id)).toEqual([b.id]);
+    const done = await c.todos.complete({ id: b.id, today: '2026-11-21' });
+    expect(done).toMatchObject({ status: 'completed', loggedCopyId: null });
+    await expect(c.todos.create({ title: 'x', evening: 'true' as unknown as boolean })).rejects.toMatchObject({ code: 'BAD_REQUEST' });
+  });
+
+  it('content is sealed at rest: the row holds relations and times, never the title, tags or dates', async () => {
+    const u = await registerUser(app);
+    const c = app.caller(u.session);
+    const t = await c.todos.create({ title: 'PlainTitleZq', notes: 'PlainNotesZq', whenDate: '2031-07-04', tags: ['PlainTagZq'] });
+    const row = app.deps.db.$client.prepare('SELECT * FROM todos WHERE id = ?').get(t.id) as Record<string, unknown>;
+    expect(Object.keys(row).sort()).toEqual(['created_at', 'heading_id', 'id', 'parent_id', 'sealed', 'sort_key', 'trashed_at', 'updated_at', 'user_id']);
+    const raw = JSON.stringify(row) + (row.sealed as Buffer).toString('latin1');
+    for (const s of ['PlainTitleZq', 'PlainNotesZq', '2031-07-04', 'PlainTagZq', 'open']) expect(raw).not.toContain(s);
+    const link = app.deps.db.$client.prepare('SELECT * FROM todo_tags WHERE todo_id = ?').all(t.id) as Record<string, unknown>[];
+    expect(link).toHaveLength(1);
+    expect(Object.keys(link[0]!).sort()).toEqual(['position', 'tag_id', 'todo_id', 'user_id']);
+  });
+
+  it('a key rotation re-seals containers, headings and to-dos; everything still reads back', async () => {
+    const u = await registerUser(app);
+    const c = app.caller(u.session);
+    const p = await c.containers.create({ kind: 'project', name: 'Rotated project' });
+    const h = await c.headings.create({ projectId: p.id, name: 'Rotated heading' });
+    const t = await c.todos.create({ title: 'Rotated todo', headingId: h.id, recurrence: { rule: 'FREQ=DAILY', basis: 'schedule' }, whenDate: '2026-11-21' });
+    const before = app.deps.db.$client.prepare('SELECT sealed FROM todos WHERE id = ?').get(t.id) as { sealed: Buffer };
+    const { token } = await c.auth.rotateKey({ password: u.password });
+    const c2 = app.caller(token);
+    const after = app.deps.db.$client.prepare('SELECT sealed FROM todos WHERE id = ?').get(t.id) as { sealed: Buffer };
+    expect(after.sealed.equals(before.sealed)).toBe(false);
+    expect(await c2.todos.get({ id: t.id })).toMatchObject({ title: 'Rotated todo', headingId: h.id, recurrence: { rule: 'FREQ=DAILY', basis: 'schedule' } });
+    expect((await c2.headings.get({ id: h.id })).name).toBe('Rotated heading');
+    expect((await c2.containers.get({ id: p.id })).name).toBe('Rotated project');
+    expect((await c2.todos.complete({ id: t.id })).whenDate).toBe('2026-11-22');
+  });
+
+  it('a change and its event commit together: when the outbox write fails, the to-do is not created', async () => {
+    const u = await registerUser(app);
+    const c = app.caller(u.session);
+    const sqlite = app.deps.db.$client;
+    sqlite.exec("CREATE TRIGGER outbox_down BEFORE INSERT ON outbox BEGIN SELECT RAISE(ABORT, 'outbox down'); END;");
+    try {
+      await expect(c.todos.create({ title: 'never', tags: ['never-tag'] })).rejects.toThrow();
+      await expect(c.containers.create({ kind: 'area', name: 'never' })).rejects.toThrow();
+    } finally {
+      sqlite.exec('DROP TRIGGER outbox_down');
+    }
+    expect((await c.todos.list({})).data).toEqual([]);
+    expect((await c.containers.list({})).data).toEqual([]);
+    expect((await c.tags.list({})).data).toEqual([]);
+    expect(eventsOf(app.deps.db, u.userId)).toEqual([]);
+  });
+});
