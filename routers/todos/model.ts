@@ -276,8 +276,10 @@ export function updateTodo(deps: Deps, p: Principal, input: UpdateTodo): TodoOut
       const same = s.recurrence && fresh && s.recurrence.rule === fresh.rule && s.recurrence.basis === fresh.basis;
       next.recurrence = same ? s.recurrence : fresh;
     }
-    // A date set by hand restarts a schedule series from the new date (its COUNT so far stays).
-    if (next.recurrence && input.whenDate !== undefined && input.whenDate !== s.whenDate) next.recurrence = { ...next.recurrence, anchor: null };
+    // Moving the date that carries the series (whenDate, else the deadline) by hand restarts a
+    // schedule series from the new date; its COUNT so far stays (docs/recurrence.md "Anchor").
+    const carrier = (x: TodoSealed) => x.whenDate ?? x.deadline;
+    if (next.recurrence && carrier(next) !== carrier(s)) next.recurrence = { ...next.recurrence, anchor: null };
     const tagsBefore = tagIdsOf(tx, p.userId, row.id);
     if (input.tags !== undefined) setTags(deps, tx, p, row.id, input.tags);
     const tagsChanged = input.tags !== undefined && JSON.stringify(tagIdsOf(tx, p.userId, row.id)) !== JSON.stringify(tagsBefore);

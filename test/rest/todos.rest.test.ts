@@ -539,6 +539,26 @@ describe('to-dos: recurrence (DECISIONS §5)', () => {
     expect((await post(`/v1/todos/${last.id}/complete`)).body.whenDate).toBe('2026-12-25');
   });
 
+  it('moving the date by hand restarts the series there; changing the rule restarts COUNT', async () => {
+    // 2026-11-23 is a Monday: a bare weekly rule repeats on Mondays until the date moves.
+    const t = await todo({ title: 'weekly', whenDate: '2026-11-23', recurrence: { rule: 'FREQ=WEEKLY', basis: 'schedule' } });
+    expect((await post(`/v1/todos/${t.id}/complete`)).body.whenDate).toBe('2026-11-30');
+    await patch(`/v1/todos/${t.id}`, { whenDate: '2026-12-02' });
+    expect((await post(`/v1/todos/${t.id}/complete`)).body.whenDate).toBe('2026-12-09');
+    // A deadline-only series restarts when its deadline is moved.
+    const d = await todo({ title: 'timesheet', deadline: '2027-01-29', recurrence: { rule: 'FREQ=MONTHLY', basis: 'schedule' } });
+    expect((await post(`/v1/todos/${d.id}/complete`)).body).toMatchObject({ whenDate: null, deadline: '2027-02-28' });
+    await patch(`/v1/todos/${d.id}`, { deadline: '2027-03-15' });
+    expect((await post(`/v1/todos/${d.id}/complete`)).body.deadline).toBe('2027-04-15');
+    // COUNT=2: one completion left; a new rule starts counting again.
+    const c = await todo({ title: 'twice', whenDate: '2026-11-21', recurrence: { rule: 'FREQ=DAILY;COUNT=2', basis: 'schedule' } });
+    expect((await post(`/v1/todos/${c.id}/complete`)).body.status).toBe('open');
+    await patch(`/v1/todos/${c.id}`, { recurrence: { rule: 'FREQ=DAILY;COUNT=3', basis: 'schedule' } });
+    expect((await post(`/v1/todos/${c.id}/complete`)).body.status).toBe('open');
+    expect((await post(`/v1/todos/${c.id}/complete`)).body.status).toBe('open');
+    expect((await post(`/v1/todos/${c.id}/complete`)).body.status).toBe('completed');
+  });
+
   it('cancel of a recurring to-do logs a canceled copy and rolls on', async () => {
     const t = await todo({ title: 'skip one', whenDate: '2026-11-23', recurrence: { rule: 'FREQ=WEEKLY', basis: 'schedule' } });
     const c = await post(`/v1/todos/${t.id}/cancel`);
