@@ -8,6 +8,7 @@ import { containersRouter } from './containers/router.js';
 import { notesRouter } from './notes/router.js';
 import { noteFoldersRouter } from './note-folders/router.js';
 import { noteVersionsRouter } from './note-versions/router.js';
+import { trashRouter } from './trash/router.js';
 import { headingsRouter } from './headings/router.js';
 import { todosRouter } from './todos/router.js';
 
@@ -21,6 +22,7 @@ export const appRouter = router({
   notes: notesRouter,
   noteFolders: noteFoldersRouter,
   noteVersions: noteVersionsRouter,
+  trash: trashRouter,
   headings: headingsRouter,
   todos: todosRouter,
 });

@@ -3,11 +3,15 @@
 // Jobs are synchronous (better-sqlite3), so two runs never overlap.
 import type { Deps } from '../deps.js';
 import { purgeIdempotencyKeys } from './purge.js';
+import { purgeTrash } from './purge-trash.js';
 
 export type Job = { name: string; everyMs: number; run: (deps: Deps) => number | void };
 
 /** Every periodic job; later purges (trash, deliveries) add a line here. */
-export const JOBS: Job[] = [{ name: 'purge-idempotency-keys', everyMs: 10 * 60_000, run: purgeIdempotencyKeys }];
+export const JOBS: Job[] = [
+  { name: 'purge-idempotency-keys', everyMs: 10 * 60_000, run: purgeIdempotencyKeys },
+  { name: 'purge-trash', everyMs: 60 * 60_000, run: purgeTrash },
+];
 
 export function runJob(deps: Deps, job: Job): void {
   try {
