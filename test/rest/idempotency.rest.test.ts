@@ -10,6 +10,7 @@ import { authedProcedure, createCallerFactory, createContextInner, router } from
 import { purgeIdempotencyKeys } from '../../server/jobs/purge.js';
 import { runJob, JOBS } from '../../server/jobs/scheduler.js';
 import { AppError } from '../../server/errors.js';
+import { REST_ROUTES } from '../../rest/routes.js';
 
 let app: TestApp;
 beforeAll(async () => {
@@ -394,5 +395,21 @@ describe('OpenAPI', () => {
     expect(keys.parameters).toContainEqual({ $ref: '#/components/parameters/IdempotencyKey' });
     expect(keys.responses['201'].headers['Idempotent-Replayed']).toBeUndefined();
     expect(doc.paths['/v1/tags/{id}'].patch['x-idempotent']).toBeUndefined();
+  });
+});
+
+describe('which routes take Idempotency-Key', () => {
+  it('every route the spec marks Idempotent, and every collection POST that creates, is marked', () => {
+    const marked = new Set(REST_ROUTES.filter((r) => r.meta.idempotent).map((r) => `${r.method} ${r.path.replace(/\{[^}]+\}/g, '{}')}`));
+    // Spec §4.5, §4.6, §4.7 "Idempotent", DECISIONS §5 (POST /v1/todos): checked once the route exists.
+    const spec = ['POST /v1/headings', 'POST /v1/headings/{}/convert', 'POST /v1/headings/{}/complete', 'POST /v1/notes', 'POST /v1/note-folders', 'POST /v1/todos'];
+    const present = new Set(REST_ROUTES.map((r) => `${r.method} ${r.path.replace(/\{[^}]+\}/g, '{}')}`));
+    for (const route of spec) if (present.has(route)) expect(marked, route).toContain(route);
+    // A POST to a collection creates something (spec §4), except these, which create nothing.
+    const createsNothing = new Set(['/v1/link-title']);
+    for (const r of REST_ROUTES) {
+      if (r.method !== 'POST' || !/^\/v1\/[a-z-]+$/.test(r.path) || r.meta.public || createsNothing.has(r.path)) continue;
+      expect(r.meta.idempotent, `POST ${r.path}`).toBeTruthy();
+    }
   });
 });
