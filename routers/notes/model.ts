@@ -2,7 +2,7 @@
 // (server/band.ts: the band is (parentId, no heading)), or stands alone; a standalone note may sit
 // in a note folder (`folderId`). Title and body are sealed; each saved change records a version.
 import { and, asc, eq, isNull, sql, type SQL } from 'drizzle-orm';
-import { notes } from '../../db/schema/index.js';
+import { containers, headings, notes } from '../../db/schema/index.js';
 import type { Db, Tx } from '../../db/client.js';
 import { afterTuple, tuplePage, updatedSince } from '../../db/tuple-page.js';
 import type { ListQuery } from '../../db/paging.js';
@@ -119,7 +119,11 @@ export function createNote(deps: Deps, p: Principal, input: CreateNote): NoteOut
       if (tx.select({ id: notes.id }).from(notes).where(eq(notes.id, input.id)).get()) {
         throw new AppError('duplicate_id', 'A resource with this id already exists.', { pointer: '/id' });
       }
-      if (bandIdTaken(deps.db.$client, input.id)) throw new AppError('conflict', 'This id already names a to-do.', { pointer: '/id' });
+      const taken =
+        bandIdTaken(deps.db.$client, input.id) ||
+        tx.select({ id: containers.id }).from(containers).where(eq(containers.id, input.id)).get() !== undefined ||
+        tx.select({ id: headings.id }).from(headings).where(eq(headings.id, input.id)).get() !== undefined;
+      if (taken) throw new AppError('conflict', 'This id already names a to-do, container or heading.', { pointer: '/id' });
     }
     const id = input.id ?? newId();
     const now = deps.clock();

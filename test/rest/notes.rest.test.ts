@@ -79,12 +79,14 @@ describe('notes: create and read (spec §2.3, §4.6)', () => {
     expect(pointerOf(await post('/v1/notes', { body: 'x', parentId: trashed.id }))).toBe('/parentId');
   });
 
-  it('a client id must be new: a note id is duplicate_id, a to-do id is conflict', async () => {
+  it('a client id must be new: a note id is duplicate_id, a to-do or container id is conflict', async () => {
     const id = 'AAAA0000-0000-4000-8000-00000000A001';
     expect((await note({ body: 'x', id })).id).toBe(id);
     expectProblem(await post('/v1/notes', { body: 'y', id }), 409, 'duplicate_id');
     const t = await todo({ title: 'owns an id' });
     expectProblem(await post('/v1/notes', { body: 'y', id: t.id }), 409, 'conflict');
+    const c = await container({ kind: 'project', name: 'owns an id too' });
+    expectProblem(await post('/v1/notes', { body: 'y', id: c.id }), 409, 'conflict');
     expect(pointerOf(await post('/v1/notes', { body: 'y', id: 'not-a-uuid' }))).toBe('/id');
   });
 
