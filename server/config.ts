@@ -1,11 +1,20 @@
 // The process configuration: environment parsed once with zod, and every limit of spec §8
 // in one place with the spec's values as defaults (DECISIONS §1).
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
 
 const boolish = z
   .enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off', ''])
   .transform((v) => v === '1' || v === 'true' || v === 'yes' || v === 'on');
+
+function isTrustedProxy(item: string): boolean {
+  if (['loopback', 'linklocal', 'uniquelocal'].includes(item)) return true;
+  const [addr, prefix, ...rest] = item.split('/');
+  if (rest.length || !addr || !isIP(addr)) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (isIP(addr) === 4 ? 32 : 128);
+}
 
 const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
@@ -16,7 +25,15 @@ const EnvSchema = z.object({
   CAIRN_ALLOW_SIGNUP: boolish.default(true),
   CAIRN_RATE_LIMIT_FACTOR: z.coerce.number().positive().default(1),
   CAIRN_UNSAFE_ALLOW_LOOPBACK: boolish.default(false),
-  CAIRN_TRUST_PROXY: z.string().optional(),
+  // Spec §8.1 (docs/api.md "Rate limits"): the proxies whose X-Forwarded-For is believed, by
+  // address, CIDR range or loopback/linklocal/uniquelocal. Hop counts and "true" are refused:
+  // they would let any client pick its own rate-limit bucket.
+  CAIRN_TRUST_PROXY: z
+    .string()
+    .optional()
+    .refine((v) => v === undefined || v.trim() === '' || v.split(',').every((s) => isTrustedProxy(s.trim())), {
+      message: 'a comma-separated list of proxy addresses, CIDR ranges, loopback, linklocal or uniquelocal',
+    }),
   // scrypt cost as log2(N). OWASP's recommendation (N=2^17, r=8, p=1) is the default; tests may
   // lower it to keep the suite fast, never below 2^14.
   CAIRN_SCRYPT_LOG_N: z.coerce.number().int().min(14).max(20).default(17),
@@ -140,7 +157,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     allowSignup: e.CAIRN_ALLOW_SIGNUP,
     rateLimitFactor: e.CAIRN_RATE_LIMIT_FACTOR,
     unsafeAllowLoopback: e.CAIRN_UNSAFE_ALLOW_LOOPBACK,
-    trustProxy: e.CAIRN_TRUST_PROXY,
+    trustProxy: e.CAIRN_TRUST_PROXY?.trim() || undefined,
     scryptLogN: e.CAIRN_SCRYPT_LOG_N,
     logLevel: e.LOG_LEVEL,
   };

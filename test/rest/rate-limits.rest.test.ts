@@ -206,6 +206,18 @@ describe('OpenAPI', () => {
   });
 });
 
+describe('CAIRN_TRUST_PROXY', () => {
+  it('takes addresses, CIDR ranges and named ranges; refuses hop counts and "true"', async () => {
+    const { loadConfig, ConfigError } = await import('../../server/config.js');
+    expect(loadConfig({ CAIRN_TRUST_PROXY: '10.0.0.1, 192.168.0.0/16, ::1, fd00::/8, loopback' }).trustProxy).toBe('10.0.0.1, 192.168.0.0/16, ::1, fd00::/8, loopback');
+    expect(loadConfig({ CAIRN_TRUST_PROXY: '' }).trustProxy).toBeUndefined();
+    expect(loadConfig({}).trustProxy).toBeUndefined();
+    for (const bad of ['1', 'true', '10.0.0.0/33', 'proxy.example', '10.0.0.1,']) {
+      expect(() => loadConfig({ CAIRN_TRUST_PROXY: bad }), bad).toThrow(ConfigError);
+    }
+  });
+});
+
 describe('CAIRN_RATE_LIMIT_FACTOR', () => {
   it('multiplies every budget', async () => {
     const app = await app1({ CAIRN_RATE_LIMIT_FACTOR: '0.1' });
