@@ -13,7 +13,7 @@ export type ScenarioOutcome = {
   size?: number;
   op?: string;
   connections: number;
-  status: 'ok' | 'unavailable' | 'error' | 'skipped';
+  status: 'ok' | 'unavailable' | 'refused' | 'error';
   reason?: string;
   results: Partial<Record<Target, LoadResult>>;
 };
@@ -125,6 +125,10 @@ export function targetsSummary(rec: RunRecord): string[] {
       const f = ratio(k50.results.C!.lat.p50, k10.results.C!.lat.p50);
       out.push(`- ${op}: p50 at 50k ≤ ${SCALE_50K_VS_10K}× the 10k figure: ${fmtFactor(f)}, ${verdict(f, SCALE_50K_VS_10K, 'atMost')}`);
     } else if (!k50) out.push(`- ${op}: 50k vs 10k: not measured (50k not in --sizes)`);
+    else if (k50.status !== 'ok') {
+      const why = `${k50.status === 'refused' ? 'Cairn refuses the 50k account' : k50.status}${k50.reason ? `: ${k50.reason}` : ''}`;
+      out.push(`- ${op}: p50 at 50k ≤ ${SCALE_50K_VS_10K}× the 10k figure: ${k50.status === 'refused' ? 'NOT met' : 'not measured'} (${why})`);
+    }
   }
   const big = rec.rss.largest;
   const rssNote = big >= 50_000 ? '' : ` (largest account ${big} to-dos, not 50k)`;
@@ -185,7 +189,8 @@ export function renderReport(rec: RunRecord): string {
   const missing = rec.scenarios.filter((o) => o.status !== 'ok');
   if (missing.length) {
     lines.push('### Not measured', '');
-    for (const o of missing) lines.push(`- ${o.label}: ${o.status === 'unavailable' ? 'not available yet' : o.status}${o.reason ? ` (${o.reason})` : ''}`);
+    const word = { unavailable: 'not available yet', refused: 'refused by Cairn', error: 'ERROR', ok: '' } as const;
+    for (const o of missing) lines.push(`- ${o.label}: ${word[o.status]}${o.reason ? ` (${o.reason})` : ''}`);
     lines.push('');
   }
   const warnings = rec.scenarios.flatMap((o) =>

@@ -206,4 +206,15 @@ describe('report', () => {
     expect(lines.find((l) => l.startsWith('- RSS'))).toContain('not 50k');
     expect(mainTable(rec.scenarios).split('\n')).toHaveLength(2);
   });
+
+  it('counts a 50k account refused with account_too_large as a target not met', () => {
+    const base = { group: 'sized' as const, kind: 'decrypting' as const, op: 'GET /v1/search', connections: 1 };
+    const rec = record([
+      outcome('search@10000', { ...base, size: 10000, results: { A: load(1, 1), B: load(100, 1), C: load(50, 20) } }),
+      outcome('search@50000', { ...base, size: 50000, status: 'refused', reason: '422 account_too_large: more than 20000 rows' }),
+    ]);
+    expect(targetsSummary(rec)).toContain(
+      '- GET /v1/search: p50 at 50k ≤ 5.5× the 10k figure: NOT met (Cairn refuses the 50k account: 422 account_too_large: more than 20000 rows)',
+    );
+  });
 });
