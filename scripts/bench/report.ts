@@ -130,11 +130,14 @@ export function targetsSummary(rec: RunRecord): string[] {
       out.push(`- ${op}: p50 at 50k ≤ ${SCALE_50K_VS_10K}× the 10k figure: ${k50.status === 'refused' ? 'NOT met' : 'not measured'} (${why})`);
     }
   }
+  // Both targets are stated for a 50k-to-do account; with smaller sizes the figure is shown, not judged.
   const big = rec.rss.largest;
-  const rssNote = big >= 50_000 ? '' : ` (largest account ${big} to-dos, not 50k)`;
-  out.push(`- RSS ≤ 250 MB with 50k to-dos seeded: peak ${fmtMB(rec.rss.peak)}${rssNote}, ${verdict(rec.rss.peak ?? Number.NaN, RSS_LIMIT, 'atMost')}`);
+  const judged = big >= 50_000;
+  const cond = judged ? '' : ` with ${big} to-dos at most: not judged (needs 50000 in --sizes)`;
+  const rssPeak = rec.rss.peak ?? Number.NaN;
+  out.push(`- RSS ≤ 250 MB with 50k to-dos seeded: peak ${fmtMB(rec.rss.peak)}${cond}${judged ? `, ${verdict(rssPeak, RSS_LIMIT, 'atMost')}` : ''}`);
   const start = median(rec.startMs);
-  out.push(`- start to healthy ≤ 1 s: median ${fmtMs(start)} ms of ${rec.startMs.length}${rssNote}, ${verdict(start, START_LIMIT_MS, 'atMost')}`);
+  out.push(`- start to healthy ≤ 1 s: median ${fmtMs(start)} ms of ${rec.startMs.length}${cond}${judged ? `, ${verdict(start, START_LIMIT_MS, 'atMost')}` : ''}`);
   return out;
 }
 
@@ -153,7 +156,7 @@ export function renderReport(rec: RunRecord): string {
     `- Commit: ${rec.commit}`,
     `- Load: autocannon, ${s.connections} connections for throughput scenarios, 1 for the sized (decrypting) ones; warm-up ${s.warmupS} s (excluded), measured ${s.durationS} s per server per scenario; A/B/C order rotates per scenario`,
     `- Accounts: "crud" with ${s.crudTodos} to-dos (reads and writes), and one account per size: ${s.sizes.join(', ')} to-dos; Cairn LOG_LEVEL=${s.logLevel}`,
-    `- Seeding Cairn: ${rec.seed.todos} to-dos in ${rec.seed.seconds.toFixed(1)} s through Cairn's own procedures; database ${fmtMB(rec.seed.dbBytes)}`,
+    `- Seeding Cairn: ${rec.seed.todos} to-dos in ${rec.seed.seconds.toFixed(1)} s through Cairn's own code (procedures; the to-do model); database ${fmtMB(rec.seed.dbBytes)}`,
     `- Whole run: ${rec.elapsedS.toFixed(0)} s${s.only ? `; only scenarios matching /${s.only}/` : ''}`,
     '',
     'A = bare node:http (fixed JSON); B = Express 5 + better-sqlite3, plaintext, no auth; C = Cairn with a personal access token.',
@@ -169,7 +172,7 @@ export function renderReport(rec: RunRecord): string {
     markdownTable(
       ['measure', 'value'],
       [
-        [`start to /healthz 200 (${rec.rss.largest}-to-do account in the db)`, rec.startMs.map((x) => `${fmtMs(x)} ms`).join(', ') || '–'],
+        [`start to /healthz 200 (database holding ${rec.seed.todos} to-dos)`, rec.startMs.map((x) => `${fmtMs(x)} ms`).join(', ') || '–'],
         ['RSS at healthy (idle)', fmtMB(rec.rss.idle)],
         ['RSS after the run', fmtMB(rec.rss.after)],
         ['peak RSS (VmHWM) over the run', fmtMB(rec.rss.peak)],

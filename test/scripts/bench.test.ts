@@ -203,7 +203,7 @@ describe('report', () => {
     });
     const lines = targetsSummary(rec);
     expect(lines).toContain('- GET list: C ≥ 50% of B: not measured (unavailable: route answers 404)');
-    expect(lines.find((l) => l.startsWith('- RSS'))).toContain('not 50k');
+    expect(lines.find((l) => l.startsWith('- RSS'))).toBe('- RSS ≤ 250 MB with 50k to-dos seeded: peak – with 10000 to-dos at most: not judged (needs 50000 in --sizes)');
     expect(mainTable(rec.scenarios).split('\n')).toHaveLength(2);
   });
 
