@@ -132,7 +132,8 @@ async function main(): Promise<void> {
     accounts.push(account);
     todosSeeded += todos;
   }
-  sqlite.pragma('optimize');
+  // No ANALYZE / PRAGMA optimize here: Cairn never runs them, and query plans without statistics
+  // are what a real Cairn database gets (docs/performance.md, finding on todo_tags).
   closeDb(deps.db);
   const result: SeedResult = {
     type: 'seeded',
