@@ -143,7 +143,12 @@ export function targetsSummary(rec: RunRecord): string[] {
 
 export function microTable(m: MicroResult): string {
   const total = m.split.find((r) => r.name.startsWith('= total'))?.usPerOp ?? Number.NaN;
-  const rows = m.split.map((r) => [r.name, r.usPerOp.toFixed(1), r.name.startsWith('for comparison') || r.name.startsWith('=') ? '' : fmtPct(r.usPerOp / total)]);
+  // A difference below zero is measurement noise (the parts are measured separately): shown as ~0.
+  const rows = m.split.map((r) => [
+    r.name,
+    r.usPerOp < 0 ? `~0 (${r.usPerOp.toFixed(1)})` : r.usPerOp.toFixed(1),
+    r.name.startsWith('for comparison') || r.name.startsWith('=') || r.usPerOp < 0 ? '' : fmtPct(r.usPerOp / total),
+  ]);
   return markdownTable(['part of one authenticated read', 'µs', 'share'], rows, ['l', 'r', 'r']);
 }
 

@@ -218,3 +218,23 @@ describe('report', () => {
     );
   });
 });
+
+describe('micro table', () => {
+  it('shows shares of the total and a negative difference as noise', async () => {
+    const { microTable } = await import('../../scripts/bench/report.js');
+    const t = microTable({
+      type: 'micro',
+      resource: 'todos',
+      accountSize: 1000,
+      rows: [],
+      split: [
+        { name: 'decrypt', usPerOp: 50 },
+        { name: 'access log', usPerOp: -3.2 },
+        { name: '= total GET /v1 (log info)', usPerOp: 200 },
+      ],
+    });
+    expect(t).toContain('| decrypt | 50.0 | 25% |');
+    expect(t).toContain('| access log | ~0 (-3.2) |  |');
+    expect(t).toContain('| = total GET /v1 (log info) | 200.0 |  |');
+  });
+});
