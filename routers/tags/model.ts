@@ -1,5 +1,6 @@
 // Tags (spec §2.9, §4.13). Names are sealed; uniqueness (case-insensitive) is a blind index.
-import { and, asc, desc, eq, inArray } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
+import { inJsonIds, prepared } from '../../db/prepared.js';
 import { tags, todoTags, todos } from '../../db/schema/index.js';
 import type { Tx } from '../../db/client.js';
 import { finishPage, pageConditions, type ListQuery, type PageSpec } from '../../db/paging.js';
@@ -90,7 +91,10 @@ export function tagIdsForNames(deps: Deps, tx: Tx, p: Principal, names: readonly
 export function tagNamesById(deps: Deps, p: Principal, ids: readonly string[]): Map<string, string> {
   const out = new Map<string, string>();
   if (!ids.length) return out;
-  const rows = deps.db.select().from(tags).where(and(eq(tags.userId, p.userId), inArray(tags.id, [...new Set(ids)]))).all();
+  const q = prepared(deps.db, 'tags.byIds', (db) =>
+    db.select().from(tags).where(and(eq(tags.userId, sql.placeholder('userId')), inJsonIds(tags.id, 'ids'))).prepare(),
+  );
+  const rows = q.all({ userId: p.userId, ids: JSON.stringify([...new Set(ids)]) });
   for (const r of rows) out.set(r.id, openJson<Sealed>(p.dek, aad(r.userId, r.id), r.sealed).name);
   return out;
 }

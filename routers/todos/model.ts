@@ -4,6 +4,7 @@
 import { and, asc, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm';
 import { headings, todoTags, todos } from '../../db/schema/index.js';
 import type { Db, Tx } from '../../db/client.js';
+import { inJsonIds, prepared } from '../../db/prepared.js';
 import { afterTuple, tuplePage, updatedSince } from '../../db/tuple-page.js';
 import type { ListQuery } from '../../db/paging.js';
 import type { Deps } from '../../server/deps.js';
@@ -81,12 +82,15 @@ export function toTodo(row: TodoRow, s: TodoSealed, tagNames: string[]): TodoOut
 export function tagsOf(deps: Deps, p: Principal, todoIds: readonly string[]): Map<string, string[]> {
   const out = new Map<string, string[]>();
   if (!todoIds.length) return out;
-  const links = deps.db
-    .select()
-    .from(todoTags)
-    .where(and(eq(todoTags.userId, p.userId), inArray(todoTags.todoId, [...todoIds])))
-    .orderBy(asc(todoTags.todoId), asc(todoTags.position))
-    .all();
+  const q = prepared(deps.db, 'todoTags.byTodos', (db) =>
+    db
+      .select()
+      .from(todoTags)
+      .where(and(eq(todoTags.userId, sql.placeholder('userId')), inJsonIds(todoTags.todoId, 'ids')))
+      .orderBy(asc(todoTags.todoId), asc(todoTags.position))
+      .prepare(),
+  );
+  const links = q.all({ userId: p.userId, ids: JSON.stringify(todoIds) });
   const names = tagNamesById(deps, p, links.map((l) => l.tagId));
   for (const l of links) {
     const name = names.get(l.tagId);
@@ -240,7 +244,12 @@ export function createTodo(deps: Deps, p: Principal, input: CreateTodo): TodoOut
 }
 
 export function getTodo(deps: Deps, p: Principal, id: string): TodoOut {
-  return presentTodo(deps, p, getRow(deps.db, p.userId, id));
+  const q = prepared(deps.db, 'todos.byId', (db) =>
+    db.select().from(todos).where(and(eq(todos.userId, sql.placeholder('userId')), eq(todos.id, sql.placeholder('id')))).prepare(),
+  );
+  const row = q.get({ userId: p.userId, id });
+  if (!row) throw notFound('To-do');
+  return presentTodo(deps, p, row);
 }
 
 /** Writes the row's new state and records `todo.updated`. */

@@ -1,7 +1,8 @@
 // Credentials that carry a user's key (DECISIONS §3): issuing, resolving and revoking them.
 // A credential is found by SHA-256 of its secret; the data key is unwrapped with a key derived
 // from that secret, so only a request holding the credential can read the user's content.
-import { and, eq, isNull, ne } from 'drizzle-orm';
+import { and, eq, isNull, ne, sql } from 'drizzle-orm';
+import { prepared } from '../../db/prepared.js';
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
 import { credentials } from '../../db/schema/index.js';
 import type { Db, Tx } from '../../db/client.js';
@@ -142,7 +143,10 @@ export async function authenticate(deps: Deps, authorization: string | undefined
   const presented = await parseBearer(deps, m[1]!);
   if (!presented) throw unauthorized(deps, 'The credential is not valid.', true);
 
-  const row = deps.db.select().from(credentials).where(eq(credentials.secretHash, sha256(presented.secret))).get();
+  const byHash = prepared(deps.db, 'credentials.byHash', (db) =>
+    db.select().from(credentials).where(eq(credentials.secretHash, sql.placeholder('hash'))).prepare(),
+  );
+  const row = byHash.get({ hash: sha256(presented.secret) });
   const now = deps.clock();
   if (
     !row ||
