@@ -54,12 +54,18 @@ export function openDb(file: string): Db {
   sqlite.pragma('busy_timeout = 5000');
   const db = drizzle(sqlite, { schema }) as Db;
   migrate(db, { migrationsFolder: migrationsFolder() });
+  // Planner statistics: without them SQLite picks poor indexes as accounts grow (e.g. scanning
+  // every tag link of a user per to-do; docs/performance.md). optimize=0x10002 at open is
+  // SQLite's advice for long-lived connections; analysis_limit bounds its cost on big files.
+  sqlite.pragma('analysis_limit = 1000');
+  sqlite.pragma('optimize = 0x10002');
   return db;
 }
 
 export function closeDb(db: Db): void {
   const sqlite = db.$client;
   if (sqlite.open) {
+    sqlite.pragma('optimize');
     sqlite.pragma('wal_checkpoint(TRUNCATE)');
     sqlite.close();
   }
