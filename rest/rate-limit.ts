@@ -274,16 +274,22 @@ export type RateContext = {
   authorization?: string | undefined;
   ip?: string | undefined;
   rate?: RateTracker | undefined;
+  /** Memo of `credentialSubject` for this request (both procedure-layer checks need it). */
+  credentialSubject?: string | undefined;
 };
 
-function credentialSubject(authorization: string | undefined): string | undefined {
-  const value = authorization?.trim();
-  return value ? createHash('sha256').update(value, 'utf8').digest('base64url') : undefined;
+/** The bucket subject of the presented token: its SHA-256, computed once per request. */
+function credentialSubject(ctx: RateContext): string | undefined {
+  if (ctx.credentialSubject !== undefined) return ctx.credentialSubject;
+  const value = ctx.authorization?.trim();
+  if (!value) return undefined;
+  ctx.credentialSubject = createHash('sha256').update(value, 'utf8').digest('base64url');
+  return ctx.credentialSubject;
 }
 
 /** Per credential, all requests (600 / 5 min): before the credential is looked up. */
 export function limitCredential(ctx: RateContext): void {
-  const subject = credentialSubject(ctx.authorization);
+  const subject = credentialSubject(ctx);
   if (!subject) return;
   const results = limiterFor(ctx.deps).hit([{ name: 'credential', subject }]);
   ctx.rate?.add(results);
@@ -303,7 +309,7 @@ export function limitRoute(
   const limiter = limiterFor(ctx.deps);
   const now: { name: RateBucketName; subject: string }[] = [];
   const later: { name: RateBucketName; subject: string }[] = [];
-  const credential = credentialSubject(ctx.authorization);
+  const credential = credentialSubject(ctx);
   if (opts.mutation && credential) now.push({ name: 'credentialWrites', subject: credential });
   for (const name of opts.buckets ?? []) {
     const b = limiter.bucket(name);

@@ -1,7 +1,7 @@
 // createApp(deps) → Express: /healthz, /.well-known, /v1 (REST via trpc-to-openapi), /trpc
 // (first-party, superjson), /openapi.json, /docs, /errors. Every error leaves as a problem.
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { randomBytes } from 'node:crypto';
+import { newRequestId } from './ids.js';
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import swaggerUi from 'swagger-ui-express';
 import { appRouter } from '../routers/index.js';
@@ -17,10 +17,6 @@ import { errorPage, errorIndex } from '../rest/error-pages.js';
 import { LIMITS } from './config.js';
 import type { Deps } from './deps.js';
 import { AppError } from './errors.js';
-
-function newRequestId(): string {
-  return 'req_' + randomBytes(12).toString('base64url');
-}
 
 export function createApp(deps: Deps): express.Express {
   const app = express();

@@ -1,8 +1,9 @@
 // Thin events (spec §6): recorded in the durable outbox inside the caller's transaction, so the
 // change and its event commit together (DECISIONS §6). An event names a type and an object id,
 // never the object's content; `data.sub` is the user id.
-import { randomBytes } from 'node:crypto';
-import { asc, eq, and } from 'drizzle-orm';
+import { newEventId } from './ids.js';
+import { asc, eq, and, sql } from 'drizzle-orm';
+import { prepared } from '../db/prepared.js';
 import type { Db, Tx } from '../db/client.js';
 import { outbox } from '../db/schema/index.js';
 import { iso } from './clock.js';
@@ -27,18 +28,30 @@ export type EventEnvelope = {
   data: { object: string; id: string; sub: string };
 };
 
-export function newEventId(): string {
-  return `evt_${randomBytes(16).toString('hex')}`;
-}
 
 /**
- * Records one event. Call it with the transaction that makes the change; `occurredAt` is the
- * change's time from the injected clock.
+ * Records one event. Call it inside the transaction that makes the change (better-sqlite3 has one
+ * connection, so the statement joins that transaction); `occurredAt` is the change's time from
+ * the injected clock.
  */
-export function recordEvent(tx: Tx | Db, ev: { userId: string; type: EventType; id: string; at: number }): string {
+export function recordEvent(deps: { db: Db }, ev: { userId: string; type: EventType; id: string; at: number }): string {
   const object = ev.type.slice(0, ev.type.lastIndexOf('.'));
   const id = newEventId();
-  tx.insert(outbox).values({ id, userId: ev.userId, type: ev.type, objectType: object, objectId: ev.id, occurredAt: ev.at }).run();
+  // Prepared once on the one connection, so it runs inside the caller's open transaction.
+  const q = prepared(deps.db, 'outbox.insert', (db) =>
+    db
+      .insert(outbox)
+      .values({
+        id: sql.placeholder('id'),
+        userId: sql.placeholder('userId'),
+        type: sql.placeholder('type'),
+        objectType: sql.placeholder('objectType'),
+        objectId: sql.placeholder('objectId'),
+        occurredAt: sql.placeholder('occurredAt'),
+      })
+      .prepare(),
+  );
+  q.run({ id, userId: ev.userId, type: ev.type, objectType: object, objectId: ev.id, occurredAt: ev.at });
   return id;
 }
 

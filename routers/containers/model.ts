@@ -182,7 +182,7 @@ export function insertContainer(deps: Deps, tx: Tx, p: Principal, input: CreateC
     updatedAt: now,
   };
   tx.insert(containers).values(row).run();
-  recordEvent(tx, { userId: p.userId, type: 'container.created', id, at: now });
+  recordEvent(deps, { userId: p.userId, type: 'container.created', id, at: now });
   return row;
 }
 
@@ -242,7 +242,7 @@ function writeSealed(deps: Deps, tx: Tx, p: Principal, row: ContainerRow, s: Con
     .set({ sealed: next.sealed, updatedAt: now, parentId: next.parentId, sortKey: next.sortKey, trashedAt: next.trashedAt })
     .where(and(eq(containers.userId, p.userId), eq(containers.id, row.id)))
     .run();
-  recordEvent(tx, { userId: p.userId, type: 'container.updated', id: row.id, at: now });
+  recordEvent(deps, { userId: p.userId, type: 'container.updated', id: row.id, at: now });
   return next;
 }
 
@@ -315,15 +315,15 @@ export function deleteContainer(deps: Deps, p: Principal, id: string): void {
       const items = sqlite
         .prepare(`SELECT "${t.idCol}" AS id FROM "${t.table}" WHERE "${t.userCol}" = ? AND "${t.parentCol}" IN (${marks})`)
         .all(p.userId, ...subtree) as { id: string }[];
-      for (const it of items) recordEvent(tx, { userId: p.userId, type: `${t.kind}.deleted` as EventType, id: it.id, at: now });
+      for (const it of items) recordEvent(deps, { userId: p.userId, type: `${t.kind}.deleted` as EventType, id: it.id, at: now });
       sqlite.prepare(`DELETE FROM "${t.table}" WHERE "${t.userCol}" = ? AND "${t.parentCol}" IN (${marks})`).run(p.userId, ...subtree);
     }
     const hs = tx.select({ id: headings.id }).from(headings).where(and(eq(headings.userId, p.userId), inArray(headings.projectId, subtree))).all();
-    for (const h of hs) recordEvent(tx, { userId: p.userId, type: 'heading.deleted', id: h.id, at: now });
+    for (const h of hs) recordEvent(deps, { userId: p.userId, type: 'heading.deleted', id: h.id, at: now });
     tx.delete(headings).where(and(eq(headings.userId, p.userId), inArray(headings.projectId, subtree))).run();
     // Deepest first, so no row is removed by the foreign-key cascade behind the model's back.
     for (const cid of [...subtree].reverse()) {
-      recordEvent(tx, { userId: p.userId, type: 'container.deleted', id: cid, at: now });
+      recordEvent(deps, { userId: p.userId, type: 'container.deleted', id: cid, at: now });
       tx.delete(containers).where(and(eq(containers.userId, p.userId), eq(containers.id, cid))).run();
     }
   });

@@ -167,10 +167,10 @@ export function deleteHeading(deps: Deps, p: Principal, id: string) {
     const now = deps.clock();
     const under = todosUnderHeading(tx, p.userId, row.id, { includeTrashed: true });
     const keys = bandKeysAtEnd(deps.db.$client, p.userId, { parentId: row.projectId, headingId: null }, under.length);
-    recordEvent(tx, { userId: p.userId, type: 'heading.deleted', id: row.id, at: now });
+    recordEvent(deps, { userId: p.userId, type: 'heading.deleted', id: row.id, at: now });
     under.forEach((t, i) => {
       tx.update(todos).set({ headingId: null, sortKey: keys[i]!, updatedAt: now }).where(and(eq(todos.userId, p.userId), eq(todos.id, t.id))).run();
-      recordEvent(tx, { userId: p.userId, type: 'todo.updated', id: t.id, at: now });
+      recordEvent(deps, { userId: p.userId, type: 'todo.updated', id: t.id, at: now });
     });
     tx.delete(headings).where(and(eq(headings.userId, p.userId), eq(headings.id, row.id))).run();
     return { id: row.id, projectId: row.projectId, clearedTodoIds: under.map((t) => t.id) };
@@ -230,11 +230,11 @@ export const convertSteps = {
       const moved: { row: TodoRow; s: TodoSealed }[] = [];
       under.forEach((t, i) => {
         tx.update(todos).set({ parentId: sub.id, headingId: null, sortKey: keys[i]!, updatedAt: now }).where(and(eq(todos.userId, p.userId), eq(todos.id, t.id))).run();
-        recordEvent(tx, { userId: p.userId, type: 'todo.updated', id: t.id, at: now });
+        recordEvent(deps, { userId: p.userId, type: 'todo.updated', id: t.id, at: now });
         moved.push({ row: { ...t, parentId: sub.id, headingId: null, sortKey: keys[i]!, updatedAt: now }, s: openTodo(p.dek, t) });
       });
       tx.delete(headings).where(and(eq(headings.userId, p.userId), eq(headings.id, heading.id))).run();
-      recordEvent(tx, { userId: p.userId, type: 'heading.deleted', id: heading.id, at: now });
+      recordEvent(deps, { userId: p.userId, type: 'heading.deleted', id: heading.id, at: now });
       const current = findContainerRow(tx, p.userId, sub.id)!;
       return { headingId: heading.id, subproject: toContainer(p.dek, current, openContainer(p.dek, current)), todos: presentTodos(deps, p, moved) };
     });

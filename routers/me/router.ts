@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
+import { prepared } from '../../db/prepared.js';
 import { users } from '../../db/schema/index.js';
 import { authedProcedure, router } from '../trpc.js';
 import { Timestamp } from '../common.js';
@@ -24,7 +25,10 @@ export const meRouter = router({
     .output(Me)
     .query(({ ctx }) => {
       const p = ctx.principal;
-      const row = ctx.deps.db.select({ disabledAt: users.webhooksDisabledAt }).from(users).where(eq(users.id, p.userId)).get();
+      const q = prepared(ctx.deps.db, 'users.webhooksDisabledAt', (db) =>
+        db.select({ disabledAt: users.webhooksDisabledAt }).from(users).where(eq(users.id, sql.placeholder('id'))).prepare(),
+      );
+      const row = q.get({ id: p.userId });
       if (!row) throw new AppError('unauthorized', 'The account no longer exists.');
       return {
         sub: p.userId,

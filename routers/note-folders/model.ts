@@ -145,7 +145,7 @@ export function createFolder(deps: Deps, p: Principal, input: CreateNoteFolder):
       updatedAt: now,
     };
     tx.insert(noteFolders).values(row).run();
-    recordEvent(tx, { userId: p.userId, type: 'note_folder.created', id, at: now });
+    recordEvent(deps, { userId: p.userId, type: 'note_folder.created', id, at: now });
     return toFolder(p.dek, row, 0, s);
   });
 }
@@ -208,7 +208,7 @@ function touch(deps: Deps, tx: Tx, p: Principal, row: FolderRow, set: Partial<Pi
     .set({ sealed: next.sealed, parentId: next.parentId, sortKey: next.sortKey, trashedAt: next.trashedAt, updatedAt: now })
     .where(and(eq(noteFolders.userId, p.userId), eq(noteFolders.id, row.id)))
     .run();
-  recordEvent(tx, { userId: p.userId, type: 'note_folder.updated', id: row.id, at: now });
+  recordEvent(deps, { userId: p.userId, type: 'note_folder.updated', id: row.id, at: now });
   return next;
 }
 
@@ -265,7 +265,7 @@ export function trashFolder(deps: Deps, p: Principal, id: string, trashed: boole
  * `note.deleted` and `note_folder.deleted` for each. No data key needed (the purge runs without a
  * user present).
  */
-export function removeFolderTree(tx: Tx | Db, userId: string, id: string, now: number): { deletedFolderIds: string[]; deletedNoteIds: string[] } {
+export function removeFolderTree(deps: { db: Db }, tx: Tx | Db, userId: string, id: string, now: number): { deletedFolderIds: string[]; deletedNoteIds: string[] } {
   const subs = tx.select({ id: noteFolders.id }).from(noteFolders).where(and(eq(noteFolders.userId, userId), eq(noteFolders.parentId, id))).orderBy(asc(noteFolders.sortKey), asc(noteFolders.id)).all();
   const folderIds = [id, ...subs.map((s) => s.id)];
   const noteIds = tx
@@ -275,10 +275,10 @@ export function removeFolderTree(tx: Tx | Db, userId: string, id: string, now: n
     .orderBy(asc(notes.sortKey), asc(notes.id))
     .all()
     .map((n) => n.id);
-  removeNotes(tx, userId, noteIds, now);
+  removeNotes(deps, tx, userId, noteIds, now);
   // Subfolders first, so nothing is removed by the foreign-key cascade behind the model's back.
   for (const fid of [...folderIds].reverse()) {
-    recordEvent(tx, { userId, type: 'note_folder.deleted', id: fid, at: now });
+    recordEvent(deps, { userId, type: 'note_folder.deleted', id: fid, at: now });
     tx.delete(noteFolders).where(and(eq(noteFolders.userId, userId), eq(noteFolders.id, fid))).run();
   }
   return { deletedFolderIds: folderIds, deletedNoteIds: noteIds };
@@ -289,7 +289,7 @@ export function deleteFolder(deps: Deps, p: Principal, id: string) {
   return deps.db.transaction((tx) => {
     const row = getRow(tx, p.userId, id);
     if (!folderIsDead(tx, row)) throw new AppError('conflict', 'Only a note folder in the trash can be deleted; trash it first.');
-    return { id, ...removeFolderTree(tx, p.userId, id, deps.clock()) };
+    return { id, ...removeFolderTree(deps, tx, p.userId, id, deps.clock()) };
   });
 }
 

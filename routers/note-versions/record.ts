@@ -33,6 +33,7 @@ export function openVersion(dek: Buffer, row: VersionRow): VersionSealed {
  * whether a new version was made (false when the edit coalesced into the newest one).
  */
 export function recordVersion(
+  deps: { db: Db },
   tx: Tx | Db,
   dek: Buffer,
   userId: string,
@@ -66,7 +67,7 @@ export function recordVersion(
       updatedAt: now,
     })
     .run();
-  recordEvent(tx, { userId, type: 'note_version.created', id, at: now });
+  recordEvent(deps, { userId, type: 'note_version.created', id, at: now });
   tx.delete(noteVersions)
     .where(and(eq(noteVersions.userId, userId), eq(noteVersions.noteId, noteId), lte(noteVersions.seq, seq - VERSIONS_KEPT)))
     .run();

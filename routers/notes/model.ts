@@ -141,8 +141,8 @@ export function createNote(deps: Deps, p: Principal, input: CreateNote): NoteOut
       updatedAt: now,
     };
     tx.insert(notes).values(row).run();
-    recordEvent(tx, { userId: p.userId, type: 'note.created', id, at: now });
-    recordVersion(tx, p.dek, p.userId, id, s, 'create', now);
+    recordEvent(deps, { userId: p.userId, type: 'note.created', id, at: now });
+    recordVersion(deps, tx, p.dek, p.userId, id, s, 'create', now);
     return toNote(p.dek, row, s);
   });
 }
@@ -200,7 +200,7 @@ function writeRow(deps: Deps, tx: Tx, p: Principal, row: NoteRow, set: Partial<P
     .set({ sealed: next.sealed, parentId: next.parentId, folderId: next.folderId, sortKey: next.sortKey, trashedAt: next.trashedAt, updatedAt: now })
     .where(and(eq(notes.userId, p.userId), eq(notes.id, row.id)))
     .run();
-  recordEvent(tx, { userId: p.userId, type: 'note.updated', id: row.id, at: now });
+  recordEvent(deps, { userId: p.userId, type: 'note.updated', id: row.id, at: now });
   return next;
 }
 
@@ -213,7 +213,7 @@ export function saveNoteText(deps: Deps, tx: Tx, p: Principal, row: NoteRow, nex
   if (s.title === next.title && s.body === next.body) return toNote(p.dek, row, s);
   const now = deps.clock();
   const written = writeRow(deps, tx, p, row, { sealed: sealJson(p.dek, aad(p.userId, row.id), next) }, now);
-  recordVersion(tx, p.dek, p.userId, row.id, next, source, now);
+  recordVersion(deps, tx, p.dek, p.userId, row.id, next, source, now);
   return toNote(p.dek, written, next);
 }
 
@@ -257,6 +257,6 @@ export function trashNote(deps: Deps, p: Principal, id: string, trashed: boolean
 export function deleteNote(deps: Deps, p: Principal, id: string): void {
   deps.db.transaction((tx) => {
     getNoteRow(tx, p.userId, id);
-    removeNotes(tx, p.userId, [id], deps.clock());
+    removeNotes(deps, tx, p.userId, [id], deps.clock());
   });
 }

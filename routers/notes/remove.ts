@@ -8,8 +8,8 @@ import { notes } from '../../db/schema/index.js';
 import type { Db, Tx } from '../../db/client.js';
 import { recordEvent } from '../../server/events.js';
 
-export function removeNotes(tx: Tx | Db, userId: string, ids: string[], now: number): void {
-  for (const id of ids) recordEvent(tx, { userId, type: 'note.deleted', id, at: now });
+export function removeNotes(deps: { db: Db }, tx: Tx | Db, userId: string, ids: string[], now: number): void {
+  for (const id of ids) recordEvent(deps, { userId, type: 'note.deleted', id, at: now });
   // Chunked: SQLite limits bound parameters per statement.
   for (let i = 0; i < ids.length; i += 500) {
     tx.delete(notes).where(and(eq(notes.userId, userId), inArray(notes.id, ids.slice(i, i + 500)))).run();

@@ -70,7 +70,7 @@ export function findOrCreateTag(deps: Deps, tx: Tx, p: Principal, input: CreateT
     updatedAt: now,
   };
   tx.insert(tags).values(row).run();
-  recordEvent(tx, { userId: p.userId, type: 'tag.created', id, at: now });
+  recordEvent(deps, { userId: p.userId, type: 'tag.created', id, at: now });
   return { created: true, row };
 }
 
@@ -106,7 +106,7 @@ export function updateTag(deps: Deps, p: Principal, input: { id: string; colorHe
     const s = openJson<Sealed>(p.dek, aad(p.userId, row.id), row.sealed);
     const next: Row = { ...row, sealed: sealJson(p.dek, aad(p.userId, row.id), { name: s.name, colorHex: input.colorHex }), updatedAt: deps.clock() };
     tx.update(tags).set({ sealed: next.sealed, updatedAt: next.updatedAt }).where(and(eq(tags.userId, p.userId), eq(tags.id, row.id))).run();
-    recordEvent(tx, { userId: p.userId, type: 'tag.updated', id: row.id, at: next.updatedAt });
+    recordEvent(deps, { userId: p.userId, type: 'tag.updated', id: row.id, at: next.updatedAt });
     return toTag(p.dek, next);
   });
 }
@@ -123,8 +123,8 @@ export function deleteTag(deps: Deps, p: Principal, id: string): void {
     if (res.changes === 0) throw notFound('Tag');
     if (carriers.length) {
       tx.update(todos).set({ updatedAt: now }).where(and(eq(todos.userId, p.userId), inArray(todos.id, carriers))).run();
-      for (const todoId of carriers) recordEvent(tx, { userId: p.userId, type: 'todo.updated', id: todoId, at: now });
+      for (const todoId of carriers) recordEvent(deps, { userId: p.userId, type: 'todo.updated', id: todoId, at: now });
     }
-    recordEvent(tx, { userId: p.userId, type: 'tag.deleted', id, at: now });
+    recordEvent(deps, { userId: p.userId, type: 'tag.deleted', id, at: now });
   });
 }

@@ -112,8 +112,16 @@ export function presentTodo(deps: Deps, p: Principal, row: TodoRow, s: TodoSeale
   return presentTodos(deps, p, [{ row, s }])[0]!;
 }
 
-function getRow(tx: Tx | Db, userId: string, id: string): TodoRow {
-  const row = tx.select().from(todos).where(and(eq(todos.userId, userId), eq(todos.id, id))).get();
+/** The to-do row by (user, id), prepared once per database (db/prepared.ts). */
+function todoById(db: Db) {
+  return prepared(db, 'todos.byId', (d) =>
+    d.select().from(todos).where(and(eq(todos.userId, sql.placeholder('userId')), eq(todos.id, sql.placeholder('id')))).prepare(),
+  );
+}
+
+/** Prepared statements run on the one connection, so inside a caller's transaction too. */
+function getRow(deps: Deps, userId: string, id: string): TodoRow {
+  const row = todoById(deps.db).get({ userId, id });
   if (!row) throw notFound('To-do');
   return row;
 }
@@ -161,14 +169,16 @@ function setTags(deps: Deps, tx: Tx, p: Principal, todoId: string, names: readon
   ids.forEach((tagId, position) => tx.insert(todoTags).values({ todoId, tagId, userId: p.userId, position }).run());
 }
 
-function tagIdsOf(tx: Tx, userId: string, todoId: string): string[] {
-  return tx
-    .select({ id: todoTags.tagId })
-    .from(todoTags)
-    .where(and(eq(todoTags.userId, userId), eq(todoTags.todoId, todoId)))
-    .orderBy(asc(todoTags.position))
-    .all()
-    .map((r) => r.id);
+function tagIdsOf(deps: Deps, userId: string, todoId: string): string[] {
+  const q = prepared(deps.db, 'todoTags.idsOfTodo', (db) =>
+    db
+      .select({ id: todoTags.tagId })
+      .from(todoTags)
+      .where(and(eq(todoTags.userId, sql.placeholder('userId')), eq(todoTags.todoId, sql.placeholder('todoId'))))
+      .orderBy(asc(todoTags.position))
+      .prepare(),
+  );
+  return q.all({ userId, todoId }).map((r) => r.id);
 }
 
 type RecurrenceIn = { rule: string; basis: Basis };
@@ -236,31 +246,58 @@ export function createTodo(deps: Deps, p: Principal, input: CreateTodo): TodoOut
       createdAt: now,
       updatedAt: now,
     };
-    tx.insert(todos).values(row).run();
+    insertTodoRow(deps, row);
     if (input.tags?.length) setTags(deps, tx, p, id, input.tags);
-    recordEvent(tx, { userId: p.userId, type: 'todo.created', id, at: now });
+    recordEvent(deps, { userId: p.userId, type: 'todo.created', id, at: now });
     return presentTodo(deps, p, row, s);
   });
 }
 
 export function getTodo(deps: Deps, p: Principal, id: string): TodoOut {
-  const q = prepared(deps.db, 'todos.byId', (db) =>
-    db.select().from(todos).where(and(eq(todos.userId, sql.placeholder('userId')), eq(todos.id, sql.placeholder('id')))).prepare(),
+  return presentTodo(deps, p, getRow(deps, p.userId, id));
+}
+
+/** Inserts a to-do row (prepared once; runs inside the caller's transaction on the one connection). */
+function insertTodoRow(deps: Deps, row: TodoRow): void {
+  const q = prepared(deps.db, 'todos.insert', (db) =>
+    db
+      .insert(todos)
+      .values({
+        id: sql.placeholder('id'),
+        userId: sql.placeholder('userId'),
+        parentId: sql.placeholder('parentId'),
+        headingId: sql.placeholder('headingId'),
+        sortKey: sql.placeholder('sortKey'),
+        sealed: sql.placeholder('sealed'),
+        trashedAt: sql.placeholder('trashedAt'),
+        createdAt: sql.placeholder('createdAt'),
+        updatedAt: sql.placeholder('updatedAt'),
+      })
+      .prepare(),
   );
-  const row = q.get({ userId: p.userId, id });
-  if (!row) throw notFound('To-do');
-  return presentTodo(deps, p, row);
+  q.run(row);
 }
 
 /** Writes the row's new state and records `todo.updated`. */
 function writeTodo(deps: Deps, tx: Tx, p: Principal, row: TodoRow, s: TodoSealed, extra: Partial<Pick<TodoRow, 'parentId' | 'headingId' | 'sortKey' | 'trashedAt'>> = {}): TodoRow {
   const now = deps.clock();
   const next: TodoRow = { ...row, ...extra, sealed: sealTodo(p.dek, p.userId, row.id, s), updatedAt: now };
-  tx.update(todos)
-    .set({ sealed: next.sealed, parentId: next.parentId, headingId: next.headingId, sortKey: next.sortKey, trashedAt: next.trashedAt, updatedAt: now })
-    .where(and(eq(todos.userId, p.userId), eq(todos.id, row.id)))
-    .run();
-  recordEvent(tx, { userId: p.userId, type: 'todo.updated', id: row.id, at: now });
+  const q = prepared(deps.db, 'todos.write', (db) =>
+    db
+      .update(todos)
+      .set({
+        sealed: sql`${sql.placeholder('sealed')}`,
+        parentId: sql`${sql.placeholder('parentId')}`,
+        headingId: sql`${sql.placeholder('headingId')}`,
+        sortKey: sql`${sql.placeholder('sortKey')}`,
+        trashedAt: sql`${sql.placeholder('trashedAt')}`,
+        updatedAt: sql`${sql.placeholder('updatedAt')}`,
+      })
+      .where(and(eq(todos.userId, sql.placeholder('userId')), eq(todos.id, sql.placeholder('id'))))
+      .prepare(),
+  );
+  q.run({ sealed: next.sealed, parentId: next.parentId, headingId: next.headingId, sortKey: next.sortKey, trashedAt: next.trashedAt, updatedAt: now, userId: p.userId, id: row.id });
+  recordEvent(deps, { userId: p.userId, type: 'todo.updated', id: row.id, at: now });
   return next;
 }
 
@@ -268,7 +305,7 @@ export type UpdateTodo = Omit<CreateTodo, 'title' | 'parentId' | 'headingId' | '
 
 export function updateTodo(deps: Deps, p: Principal, input: UpdateTodo): TodoOut {
   return deps.db.transaction((tx) => {
-    const row = getRow(tx, p.userId, input.id);
+    const row = getRow(deps, p.userId, input.id);
     const s = openTodo(p.dek, row);
     const next: TodoSealed = { ...s };
     // Field by field: only what the client sent changes; null clears the nullable ones.
@@ -289,9 +326,9 @@ export function updateTodo(deps: Deps, p: Principal, input: UpdateTodo): TodoOut
     // schedule series from the new date; its COUNT so far stays (docs/recurrence.md "Anchor").
     const carrier = (x: TodoSealed) => x.whenDate ?? x.deadline;
     if (next.recurrence && carrier(next) !== carrier(s)) next.recurrence = { ...next.recurrence, anchor: null };
-    const tagsBefore = tagIdsOf(tx, p.userId, row.id);
+    const tagsBefore = tagIdsOf(deps, p.userId, row.id);
     if (input.tags !== undefined) setTags(deps, tx, p, row.id, input.tags);
-    const tagsChanged = input.tags !== undefined && JSON.stringify(tagIdsOf(tx, p.userId, row.id)) !== JSON.stringify(tagsBefore);
+    const tagsChanged = input.tags !== undefined && JSON.stringify(tagIdsOf(deps, p.userId, row.id)) !== JSON.stringify(tagsBefore);
     if (!tagsChanged && JSON.stringify(next) === JSON.stringify(s)) return presentTodo(deps, p, row, s);
     return presentTodo(deps, p, writeTodo(deps, tx, p, row, next), next);
   });
@@ -303,7 +340,7 @@ export function moveTodo(
   input: { id: string; parentId: string | null; headingId?: string | null | undefined; after?: string | null | undefined; before?: string | null | undefined },
 ): TodoOut {
   return deps.db.transaction((tx) => {
-    const row = getRow(tx, p.userId, input.id);
+    const row = getRow(deps, p.userId, input.id);
     const band = resolveBand(deps, tx, p.userId, input.parentId, input.headingId ?? null);
     const sortKey = bandKeyFor(deps.db.$client, p.userId, band, input, row.id);
     const s = openTodo(p.dek, row);
@@ -313,7 +350,7 @@ export function moveTodo(
 
 export function trashTodo(deps: Deps, p: Principal, id: string, trashed: boolean): TodoOut {
   return deps.db.transaction((tx) => {
-    const row = getRow(tx, p.userId, id);
+    const row = getRow(deps, p.userId, id);
     const s = openTodo(p.dek, row);
     if ((row.trashedAt !== null) === trashed) return presentTodo(deps, p, row, s);
     return presentTodo(deps, p, writeTodo(deps, tx, p, row, s, { trashedAt: trashed ? deps.clock() : null }), s);
@@ -324,7 +361,7 @@ export function deleteTodo(deps: Deps, p: Principal, id: string): void {
   deps.db.transaction((tx) => {
     const res = tx.delete(todos).where(and(eq(todos.userId, p.userId), eq(todos.id, id))).run();
     if (res.changes === 0) throw notFound('To-do');
-    recordEvent(tx, { userId: p.userId, type: 'todo.deleted', id, at: deps.clock() });
+    recordEvent(deps, { userId: p.userId, type: 'todo.deleted', id, at: deps.clock() });
   });
 }
 
@@ -366,9 +403,9 @@ export function finishTodoTx(deps: Deps, tx: Tx, p: Principal, row: TodoRow, tar
         createdAt: now,
         updatedAt: now,
       };
-      tx.insert(todos).values(copyRow).run();
-      tagIdsOf(tx, p.userId, row.id).forEach((tagId, position) => tx.insert(todoTags).values({ todoId: copyId, tagId, userId: p.userId, position }).run());
-      recordEvent(tx, { userId: p.userId, type: 'todo.created', id: copyId, at: now });
+      insertTodoRow(deps, copyRow);
+      tagIdsOf(deps, p.userId, row.id).forEach((tagId, position) => tx.insert(todoTags).values({ todoId: copyId, tagId, userId: p.userId, position }).run());
+      recordEvent(deps, { userId: p.userId, type: 'todo.created', id: copyId, at: now });
       const rolled: TodoSealed = {
         ...s,
         whenDate: next.whenDate,
@@ -385,14 +422,14 @@ export function finishTodoTx(deps: Deps, tx: Tx, p: Principal, row: TodoRow, tar
 
 export function finishTodo(deps: Deps, p: Principal, id: string, target: 'completed' | 'canceled', today: string | undefined) {
   return deps.db.transaction((tx) => {
-    const f = finishTodoTx(deps, tx, p, getRow(tx, p.userId, id), target, today ?? todayOf(deps));
+    const f = finishTodoTx(deps, tx, p, getRow(deps, p.userId, id), target, today ?? todayOf(deps));
     return { ...presentTodo(deps, p, f.row, f.s), loggedCopyId: f.copy?.row.id ?? null };
   });
 }
 
 export function reopenTodo(deps: Deps, p: Principal, id: string): TodoOut {
   return deps.db.transaction((tx) => {
-    const row = getRow(tx, p.userId, id);
+    const row = getRow(deps, p.userId, id);
     const s = openTodo(p.dek, row);
     if (s.status === 'open') return presentTodo(deps, p, row, s);
     const next: TodoSealed = { ...s, status: 'open', completedAt: null };

@@ -103,9 +103,9 @@ export function removeEntries(deps: Deps, tx: Tx, p: Principal, entries: { type:
     for (const e of entries.filter((x) => x.type === type)) {
       if (!exists(tx, type, p.userId, e.id)) continue;
       if (type === 'container') deleteContainer(deps, p, e.id);
-      else if (type === 'note_folder') removeFolderTree(tx, p.userId, e.id, now);
+      else if (type === 'note_folder') removeFolderTree(deps, tx, p.userId, e.id, now);
       else if (type === 'todo') deleteTodo(deps, p, e.id);
-      else removeNotes(tx, p.userId, [e.id], now);
+      else removeNotes(deps, tx, p.userId, [e.id], now);
     }
   }
 }
