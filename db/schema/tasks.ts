@@ -1,6 +1,7 @@
 // The task core (spec §2.1, §2.2, DECISIONS §5): containers, headings, to-dos and the to-do ↔ tag
 // join. Plaintext columns are ids, owner, container `kind`, relations, sort keys and server times
 // (DECISIONS §3); every name, note, date, status, priority, checklist and recurrence is in `sealed`.
+import { sql } from 'drizzle-orm';
 import { sqliteTable, text, integer, blob, index, primaryKey, type AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { users } from './accounts.js';
 import { tags } from './content.js';
@@ -75,9 +76,22 @@ export const todos = sqliteTable(
     trashedAt: integer('trashed_at'),
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
+    // The list order of GET /v1/todos is (container, heading's sort key, heading, sort key, id),
+    // ids and keys '' when absent. These three columns put that order in one index
+    // (todos_user_list_order), so a page reads 51 index entries instead of sorting the account.
+    // parent_key and heading_ref are virtual generated columns; heading_key copies the heading's
+    // sort key and is kept by triggers (migration 0004), never written by the application.
+    parentKey: text('parent_key')
+      .notNull()
+      .generatedAlwaysAs(sql`coalesce("parent_id", '')`, { mode: 'virtual' }),
+    headingRef: text('heading_ref')
+      .notNull()
+      .generatedAlwaysAs(sql`coalesce("heading_id", '')`, { mode: 'virtual' }),
+    headingKey: text('heading_key').notNull().default(''),
   },
   (t) => [
     index('todos_user_band_order').on(t.userId, t.parentId, t.headingId, t.sortKey, t.id),
+    index('todos_user_list_order').on(t.userId, t.parentKey, t.headingKey, t.headingRef, t.sortKey, t.id),
     index('todos_user_heading').on(t.userId, t.headingId),
     index('todos_user_updated').on(t.userId, t.updatedAt),
   ],

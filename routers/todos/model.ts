@@ -23,7 +23,8 @@ import { containerIsDead, inLiveContainer } from '../containers/live.js';
 import { tagIdsForNames, tagNamesById } from '../tags/model.js';
 import type { TodoOut } from './schema.js';
 
-export type TodoRow = typeof todos.$inferSelect;
+/** A to-do row as the application reads and writes it; the list-order columns are the database's (db/schema/tasks.ts). */
+export type TodoRow = Omit<typeof todos.$inferSelect, 'parentKey' | 'headingRef' | 'headingKey'>;
 type Priority = 'low' | 'medium' | 'high';
 export type TodoStatus = 'open' | 'completed' | 'canceled';
 type ChecklistItem = { id: string; title: string; done: boolean };
@@ -451,12 +452,16 @@ export type TodoListQuery = ListQuery & {
  */
 export function listTodos(deps: Deps, p: Principal, query: TodoListQuery) {
   const conds: SQL[] = [eq(todos.userId, p.userId)];
-  if (query.parent_id !== undefined) conds.push(query.parent_id === 'null' ? isNull(todos.parentId) : eq(todos.parentId, query.parent_id));
-  if (query.heading_id !== undefined) conds.push(query.heading_id === 'null' ? isNull(todos.headingId) : eq(todos.headingId, query.heading_id));
+  // parent_id on the key column ('' = none; ids are never empty) so it is a prefix of the list
+  // index; one heading's to-dos come from todos_user_heading.
+  if (query.parent_id !== undefined) conds.push(eq(todos.parentKey, query.parent_id === 'null' ? '' : query.parent_id));
+  if (query.heading_id !== undefined) conds.push(query.heading_id === 'null' ? eq(todos.headingRef, '') : eq(todos.headingId, query.heading_id));
   if (!query.include_trashed) conds.push(isNull(todos.trashedAt), inLiveContainer(todos.parentId, p.userId));
   const since = updatedSince(todos.updatedAt, query);
   if (since) conds.push(since);
-  const cols = [sql`coalesce(${todos.parentId}, '')`, sql`coalesce(${headings.sortKey}, '')`, sql`coalesce(${todos.headingId}, '')`, sql`${todos.sortKey}`];
+  // Plain indexed columns in the index's order (todos_user_list_order): the page is read from the
+  // index, and the cursor's row-value comparison seeks into it.
+  const cols = [sql`${todos.parentKey}`, sql`${todos.headingKey}`, sql`${todos.headingRef}`, sql`${todos.sortKey}`];
   const status = query.status;
   const budget = status ? decryptBudget(deps) : undefined;
   const page = tuplePage({
@@ -466,17 +471,16 @@ export function listTodos(deps: Deps, p: Principal, query: TodoListQuery) {
     arity: 4,
     fetch: (after, n) =>
       deps.db
-        .select({ todo: todos, headingKey: headings.sortKey })
+        .select()
         .from(todos)
-        .leftJoin(headings, eq(headings.id, todos.headingId))
         .where(and(...conds, ...(after ? [afterTuple(cols, todos.id, after)] : [])))
         .orderBy(...cols, asc(todos.id))
         .limit(n)
         .all(),
-    posOf: (r) => ({ k: [r.todo.parentId ?? '', r.headingKey ?? '', r.todo.headingId ?? '', r.todo.sortKey], i: r.todo.id }),
+    posOf: (r) => ({ k: [r.parentKey, r.headingKey, r.headingRef, r.sortKey], i: r.id }),
     map: (r) => {
-      const s = openTodo(p.dek, r.todo);
-      return status && s.status !== status ? null : { row: r.todo, s };
+      const s = openTodo(p.dek, r);
+      return status && s.status !== status ? null : { row: r, s };
     },
     ...(budget ? { budget } : {}),
   });
