@@ -34,6 +34,20 @@ export function afterTuple(cols: SQL[], idCol: SQLiteColumn, pos: TuplePos): SQL
   return sql`(${left}) > (${right})`;
 }
 
+/** `afterTuple` for a prepared query: the position comes as placeholders `k0`…`k{arity-1}` and `i`. */
+export function afterTuplePlaceholders(cols: SQL[], idCol: SQLiteColumn): SQL {
+  const left = sql.join([...cols, sql`${idCol}`], sql`, `);
+  const right = sql.join([...cols.map((_, n) => sql`${sql.placeholder(`k${n}`)}`), sql`${sql.placeholder('i')}`], sql`, `);
+  return sql`(${left}) > (${right})`;
+}
+
+/** The placeholder values `afterTuplePlaceholders` reads. */
+export function tupleParams(pos: TuplePos): Record<string, string> {
+  const out: Record<string, string> = { i: pos.i };
+  pos.k.forEach((v, n) => (out[`k${n}`] = v));
+  return out;
+}
+
 export function updatedSince(col: SQLiteColumn, query: ListQuery): SQL | undefined {
   return query.updated_since ? sql`${col} >= ${Date.parse(query.updated_since)}` : undefined;
 }

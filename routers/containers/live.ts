@@ -2,11 +2,11 @@
 // contents (subcontainers, headings, to-dos, notes) leave live views with it. "Dead" is therefore
 // a trashed container or anything below one, computed with a recursive query.
 import type Database from 'better-sqlite3';
-import { sql, type SQL } from 'drizzle-orm';
+import { sql, type Placeholder, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 
-/** Ids of the user's trashed containers and every container below them. */
-export function deadContainerIds(userId: string): SQL {
+/** Ids of the user's trashed containers and every container below them (`userId` may be a placeholder of a prepared query). */
+export function deadContainerIds(userId: string | Placeholder): SQL {
   return sql`WITH RECURSIVE dead(id) AS (
     SELECT id FROM containers WHERE user_id = ${userId} AND trashed_at IS NOT NULL
     UNION SELECT c.id FROM containers c JOIN dead d ON c.parent_id = d.id
@@ -14,7 +14,7 @@ export function deadContainerIds(userId: string): SQL {
 }
 
 /** True when the row's container column is null or names a live container. */
-export function inLiveContainer(col: SQLiteColumn, userId: string): SQL {
+export function inLiveContainer(col: SQLiteColumn, userId: string | Placeholder): SQL {
   return sql`(${col} IS NULL OR ${col} NOT IN (${deadContainerIds(userId)}))`;
 }
 

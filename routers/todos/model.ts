@@ -5,7 +5,7 @@ import { and, asc, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm';
 import { headings, todoTags, todos } from '../../db/schema/index.js';
 import type { Db, Tx } from '../../db/client.js';
 import { inJsonIds, prepared } from '../../db/prepared.js';
-import { afterTuple, tuplePage, updatedSince } from '../../db/tuple-page.js';
+import { afterTuplePlaceholders, tupleParams, tuplePage } from '../../db/tuple-page.js';
 import type { ListQuery } from '../../db/paging.js';
 import type { Deps } from '../../server/deps.js';
 import type { Principal } from '../../server/auth/credentials.js';
@@ -450,18 +450,54 @@ export type TodoListQuery = ListQuery & {
  * heading's to-dos in heading order; inside a band, by sort key. `status` is sealed, so that
  * filter decrypts in the request (account_too_large past the budget).
  */
+/** The columns a list page reads: the row and its heading key, not the generated key columns. */
+const LIST_COLUMNS = {
+  id: todos.id,
+  userId: todos.userId,
+  parentId: todos.parentId,
+  headingId: todos.headingId,
+  sortKey: todos.sortKey,
+  sealed: todos.sealed,
+  trashedAt: todos.trashedAt,
+  createdAt: todos.createdAt,
+  updatedAt: todos.updatedAt,
+  headingKey: todos.headingKey,
+};
+
+/**
+ * The list query, prepared once per shape (which filters and whether a cursor is given) with every
+ * value a placeholder: building a drizzle query costs more than running this one. The order is
+ * the list index's (todos_user_list_order), so a page is read from the index, and the cursor's
+ * row-value comparison seeks into it. `parent_id` filters on the key column ('' = none; ids are
+ * never empty) so it is a prefix of that index; one heading's to-dos come from todos_user_heading.
+ */
+function todoListQuery(db: Db, shape: { parent_id?: string | undefined; heading_id?: string | undefined; include_trashed?: boolean | undefined; updated_since?: string | undefined; after: boolean }) {
+  const key = [
+    shape.parent_id === undefined ? '-' : 'p',
+    shape.heading_id === undefined ? '-' : shape.heading_id === 'null' ? 'n' : 'h',
+    shape.include_trashed ? 't' : '-',
+    shape.updated_since ? 's' : '-',
+    shape.after ? 'a' : '-',
+  ].join('');
+  return prepared(db, `todos.list.${key}`, (d) => {
+    const cols = [sql`${todos.parentKey}`, sql`${todos.headingKey}`, sql`${todos.headingRef}`, sql`${todos.sortKey}`];
+    const conds: SQL[] = [eq(todos.userId, sql.placeholder('userId'))];
+    if (shape.parent_id !== undefined) conds.push(eq(todos.parentKey, sql.placeholder('parentKey')));
+    if (shape.heading_id !== undefined) conds.push(shape.heading_id === 'null' ? eq(todos.headingRef, '') : eq(todos.headingId, sql.placeholder('headingId')));
+    if (!shape.include_trashed) conds.push(isNull(todos.trashedAt), inLiveContainer(todos.parentId, sql.placeholder('userId')));
+    if (shape.updated_since) conds.push(sql`${todos.updatedAt} >= ${sql.placeholder('since')}`);
+    if (shape.after) conds.push(afterTuplePlaceholders(cols, todos.id));
+    return d
+      .select(LIST_COLUMNS)
+      .from(todos)
+      .where(and(...conds))
+      .orderBy(...cols, asc(todos.id))
+      .limit(sql.placeholder('n'))
+      .prepare();
+  });
+}
+
 export function listTodos(deps: Deps, p: Principal, query: TodoListQuery) {
-  const conds: SQL[] = [eq(todos.userId, p.userId)];
-  // parent_id on the key column ('' = none; ids are never empty) so it is a prefix of the list
-  // index; one heading's to-dos come from todos_user_heading.
-  if (query.parent_id !== undefined) conds.push(eq(todos.parentKey, query.parent_id === 'null' ? '' : query.parent_id));
-  if (query.heading_id !== undefined) conds.push(query.heading_id === 'null' ? eq(todos.headingRef, '') : eq(todos.headingId, query.heading_id));
-  if (!query.include_trashed) conds.push(isNull(todos.trashedAt), inLiveContainer(todos.parentId, p.userId));
-  const since = updatedSince(todos.updatedAt, query);
-  if (since) conds.push(since);
-  // Plain indexed columns in the index's order (todos_user_list_order): the page is read from the
-  // index, and the cursor's row-value comparison seeks into it.
-  const cols = [sql`${todos.parentKey}`, sql`${todos.headingKey}`, sql`${todos.headingRef}`, sql`${todos.sortKey}`];
   const status = query.status;
   const budget = status ? decryptBudget(deps) : undefined;
   const page = tuplePage({
@@ -469,15 +505,14 @@ export function listTodos(deps: Deps, p: Principal, query: TodoListQuery) {
     scope: `${p.userId}:todos`,
     query,
     arity: 4,
-    fetch: (after, n) =>
-      deps.db
-        .select()
-        .from(todos)
-        .where(and(...conds, ...(after ? [afterTuple(cols, todos.id, after)] : [])))
-        .orderBy(...cols, asc(todos.id))
-        .limit(n)
-        .all(),
-    posOf: (r) => ({ k: [r.parentKey, r.headingKey, r.headingRef, r.sortKey], i: r.id }),
+    fetch: (after, n) => {
+      const params: Record<string, unknown> = { userId: p.userId, n, ...(after ? tupleParams(after) : {}) };
+      if (query.parent_id !== undefined) params.parentKey = query.parent_id === 'null' ? '' : query.parent_id;
+      if (query.heading_id !== undefined) params.headingId = query.heading_id === 'null' ? '' : query.heading_id;
+      if (query.updated_since) params.since = Date.parse(query.updated_since);
+      return todoListQuery(deps.db, { ...query, after: after !== null }).all(params);
+    },
+    posOf: (r) => ({ k: [r.parentId ?? '', r.headingKey, r.headingId ?? '', r.sortKey], i: r.id }),
     map: (r) => {
       const s = openTodo(p.dek, r);
       return status && s.status !== status ? null : { row: r, s };
