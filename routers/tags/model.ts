@@ -24,8 +24,12 @@ function toTag(dek: Buffer, row: Row) {
   return { id: row.id, name: s.name, colorHex: s.colorHex, sortKey: row.sortKey, createdAt: iso(row.createdAt), updatedAt: iso(row.updatedAt) };
 }
 
+/** The tag row by (user, id), prepared once per database; it also runs inside a caller's transaction. */
 function getRow(deps: Deps, userId: string, id: string): Row {
-  const row = deps.db.select().from(tags).where(and(eq(tags.userId, userId), eq(tags.id, id))).get();
+  const q = prepared(deps.db, 'tags.byId', (db) =>
+    db.select().from(tags).where(and(eq(tags.userId, sql.placeholder('userId')), eq(tags.id, sql.placeholder('id')))).prepare(),
+  );
+  const row = q.get({ userId, id });
   if (!row) throw notFound('Tag');
   return row;
 }
@@ -101,8 +105,7 @@ export function tagNamesById(deps: Deps, p: Principal, ids: readonly string[]): 
 
 export function updateTag(deps: Deps, p: Principal, input: { id: string; colorHex: string | null }) {
   return deps.db.transaction((tx) => {
-    const row = tx.select().from(tags).where(and(eq(tags.userId, p.userId), eq(tags.id, input.id))).get();
-    if (!row) throw notFound('Tag');
+    const row = getRow(deps, p.userId, input.id);
     const s = openJson<Sealed>(p.dek, aad(p.userId, row.id), row.sealed);
     const next: Row = { ...row, sealed: sealJson(p.dek, aad(p.userId, row.id), { name: s.name, colorHex: input.colorHex }), updatedAt: deps.clock() };
     tx.update(tags).set({ sealed: next.sealed, updatedAt: next.updatedAt }).where(and(eq(tags.userId, p.userId), eq(tags.id, row.id))).run();
