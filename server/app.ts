@@ -18,6 +18,8 @@ import { LIMITS } from './config.js';
 import type { Deps } from './deps.js';
 import { AppError } from './errors.js';
 
+const V1 = /^\/v1(?:[/?]|$)/;
+
 export function createApp(deps: Deps): express.Express {
   const app = express();
   app.disable('x-powered-by');
@@ -40,6 +42,18 @@ export function createApp(deps: Deps): express.Express {
 
   // Spec §8.1: the per-IP edge bucket, and RateLimit-* headers on every response.
   app.use(edgeLimit(deps));
+
+  // /v1 (REST via trpc-to-openapi): the guards (media type, body) then the adapter, dispatched
+  // here so API requests skip every other route's layer (Express tests each one in turn). What
+  // the adapter does not know falls through to the 405/404 handlers below.
+  const rest = createRestHandler(deps);
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    if (!V1.test(req.url)) return next();
+    mediaTypeGuard(req, res, (err?: unknown) => {
+      if (err) return next(err);
+      jsonBody(req, res, (err2?: unknown) => (err2 ? next(err2) : rest(req, res, next)));
+    });
+  });
 
   app.get('/healthz', (_req, res) => {
     deps.db.$client.prepare('SELECT 1').get();
@@ -94,9 +108,6 @@ export function createApp(deps: Deps): express.Express {
       },
     }),
   );
-
-  app.use('/v1', mediaTypeGuard, jsonBody);
-  app.use(createRestHandler(deps));
 
   // Nothing matched: 405 where the path exists with other methods, else 404.
   app.use((req: Request, _res: Response, next: NextFunction) => {

@@ -18,8 +18,24 @@ export type Scope = (typeof SCOPES)[number];
 
 export const ScopeSchema = z.enum(SCOPES);
 
-/** Every scope a granted list actually allows. */
-export function expandScopes(granted: readonly string[]): Set<Scope> {
+// Every request expands its credential's granted list; there are few distinct lists, so each
+// expansion is kept (scope names are public, nothing here is secret or content).
+const EXPANDED = new Map<string, ReadonlySet<Scope>>();
+const EXPANDED_MAX = 256;
+
+/** Every scope a granted list actually allows (read-only: the set may be shared). */
+export function expandScopes(granted: readonly string[]): ReadonlySet<Scope> {
+  const key = granted.join(' ');
+  let out = EXPANDED.get(key);
+  if (!out) {
+    out = expand(granted);
+    if (EXPANDED.size >= EXPANDED_MAX) EXPANDED.clear();
+    EXPANDED.set(key, out);
+  }
+  return out;
+}
+
+function expand(granted: readonly string[]): Set<Scope> {
   const out = new Set<Scope>();
   const add = (s: string) => {
     if ((SCOPES as readonly string[]).includes(s)) out.add(s as Scope);
