@@ -36,13 +36,24 @@ export function forkTs(file: string, name: string, env: Record<string, string>, 
   return track(proc, name);
 }
 
+/** The Node flags of the `start` script (`node <flags> dist/server/main.js`), so C runs as deployed. */
+export function startScriptFlags(): string[] {
+  const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } };
+  const words = pkg.scripts.start.trim().split(/\s+/);
+  if (words[0] !== 'node' || words[words.length - 1] !== 'dist/server/main.js') {
+    throw new Error(`bench: the start script is not "node [flags] dist/server/main.js": ${pkg.scripts.start}`);
+  }
+  return words.slice(1, -1);
+}
+
 /**
- * Cairn as deployed: `node dist/server/main.js` (what `npm start` runs). Its stdout (the access
- * log, at the configured level) goes to /dev/null; stderr is kept for error reports. The orphan
- * guard is a preload that only watches the IPC channel.
+ * Cairn as deployed: `node <the start script's flags> dist/server/main.js` (what `npm start`
+ * runs). Its stdout (the access log, at the configured level) goes to /dev/null; stderr is kept
+ * for error reports. The orphan guard is a preload that only watches the IPC channel.
  */
 export function spawnCairn(env: Record<string, string>, execArgv: string[] = []): Child {
-  const proc = spawn(process.execPath, [...execArgv, '--import', path.join(BENCH_DIR, 'orphan-guard.mjs'), path.join(ROOT, 'dist', 'server', 'main.js')], {
+  const args = [...startScriptFlags(), ...execArgv, '--import', path.join(BENCH_DIR, 'orphan-guard.mjs'), path.join(ROOT, 'dist', 'server', 'main.js')];
+  const proc = spawn(process.execPath, args, {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
