@@ -14,7 +14,7 @@ import { requestExtras } from './rate-limit.js';
 
 /** Meta `queryInput`: query parameters of a POST route join its (already parsed) JSON body. */
 function copyQueryInput(req: Request): void {
-  if (req.method !== 'POST' || !req.body || typeof req.body !== 'object') return;
+  if (req.method !== 'POST' || !req.body || typeof req.body !== 'object' || !req.originalUrl.includes('?')) return;
   const url = new URL(req.originalUrl, 'http://x');
   const route = REST_ROUTES.find((r) => r.method === 'POST' && r.meta.queryInput && r.pattern.test(url.pathname));
   for (const name of route?.meta.queryInput ?? []) {

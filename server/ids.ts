@@ -1,4 +1,5 @@
-import { randomFillSync, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
+import { randomSlice } from './crypto/random-pool.js';
 import { z } from 'zod';
 import { LIMITS } from './config.js';
 
@@ -9,31 +10,14 @@ export function newId(): string {
   return randomUUID().toUpperCase();
 }
 
-// Opaque ids that are not secrets (request and event ids) are cut from a pooled buffer of CSPRNG
-// bytes: one randomFillSync per few hundred ids instead of a randomBytes call on every request.
-const pool = Buffer.alloc(8192);
-let poolAt = pool.length;
-
-function randomSlice(n: number): { buf: Buffer; start: number; end: number } {
-  if (poolAt + n > pool.length) {
-    randomFillSync(pool);
-    poolAt = 0;
-  }
-  const start = poolAt;
-  poolAt += n;
-  return { buf: pool, start, end: poolAt };
-}
-
 /** `req_` + 12 random bytes (base64url): the X-Request-Id of a response. */
 export function newRequestId(): string {
-  const r = randomSlice(12);
-  return 'req_' + r.buf.toString('base64url', r.start, r.end);
+  return 'req_' + randomSlice(12).toString('base64url');
 }
 
 /** `evt_` + 16 random bytes (hex): an event envelope id (spec §6.1). */
 export function newEventId(): string {
-  const r = randomSlice(16);
-  return 'evt_' + r.buf.toString('hex', r.start, r.end);
+  return 'evt_' + randomSlice(16).toString('hex');
 }
 
 export const ClientId = z

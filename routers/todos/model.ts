@@ -250,7 +250,8 @@ export function createTodo(deps: Deps, p: Principal, input: CreateTodo): TodoOut
     insertTodoRow(deps, row);
     if (input.tags?.length) setTags(deps, tx, p, id, input.tags);
     recordEvent(deps, { userId: p.userId, type: 'todo.created', id, at: now });
-    return presentTodo(deps, p, row, s);
+    // Without tags there are no tag links to read back.
+    return input.tags?.length ? presentTodo(deps, p, row, s) : toTodo(row, s, []);
   });
 }
 
@@ -329,9 +330,12 @@ export function updateTodo(deps: Deps, p: Principal, input: UpdateTodo): TodoOut
     if (next.recurrence && carrier(next) !== carrier(s)) next.recurrence = { ...next.recurrence, anchor: null };
     const tagsBefore = tagIdsOf(deps, p.userId, row.id);
     if (input.tags !== undefined) setTags(deps, tx, p, row.id, input.tags);
-    const tagsChanged = input.tags !== undefined && JSON.stringify(tagIdsOf(deps, p.userId, row.id)) !== JSON.stringify(tagsBefore);
-    if (!tagsChanged && JSON.stringify(next) === JSON.stringify(s)) return presentTodo(deps, p, row, s);
-    return presentTodo(deps, p, writeTodo(deps, tx, p, row, next), next);
+    const tagsAfter = input.tags !== undefined ? tagIdsOf(deps, p.userId, row.id) : tagsBefore;
+    const tagsChanged = JSON.stringify(tagsAfter) !== JSON.stringify(tagsBefore);
+    // An untagged to-do has no tag names to look up.
+    const present = (r: TodoRow, t: TodoSealed) => (tagsAfter.length ? presentTodo(deps, p, r, t) : toTodo(r, t, []));
+    if (!tagsChanged && JSON.stringify(next) === JSON.stringify(s)) return present(row, s);
+    return present(writeTodo(deps, tx, p, row, next), next);
   });
 }
 

@@ -2,7 +2,8 @@
 //   version(1) || nonce(12) || tag(16) || ciphertext
 // and the AAD binds it to its owner, table and row, so ciphertext copied to another row (or
 // another user's row) fails to open.
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv } from 'node:crypto';
+import { randomSlice } from './random-pool.js';
 
 const VERSION = 1;
 const NONCE = 12;
@@ -23,7 +24,8 @@ export function rowAad(userId: string, table: string, rowId: string): Buffer {
 
 export function seal(key: Buffer, aad: Buffer, plaintext: Buffer): Buffer {
   if (key.length !== 32) throw new Error('seal: key must be 32 bytes');
-  const nonce = randomBytes(NONCE);
+  // A fresh random 96-bit nonce per seal (from the pooled CSPRNG; the view is copied at once).
+  const nonce = Buffer.from(randomSlice(NONCE));
   const cipher = createCipheriv('aes-256-gcm', key, nonce, { authTagLength: TAG });
   cipher.setAAD(aad);
   const body = Buffer.concat([cipher.update(plaintext), cipher.final()]);
