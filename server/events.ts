@@ -28,7 +28,6 @@ export type EventEnvelope = {
   data: { object: string; id: string; sub: string };
 };
 
-
 /**
  * Records one event. Call it inside the transaction that makes the change (better-sqlite3 has one
  * connection, so the statement joins that transaction); `occurredAt` is the change's time from

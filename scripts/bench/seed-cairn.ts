@@ -132,8 +132,8 @@ async function main(): Promise<void> {
     accounts.push(account);
     todosSeeded += todos;
   }
-  // No ANALYZE / PRAGMA optimize here: Cairn never runs them, and query plans without statistics
-  // are what a real Cairn database gets (docs/performance.md, finding on todo_tags).
+  // closeDb runs PRAGMA optimize, as Cairn does at close (and openDb at open), so the seeded file
+  // has the planner statistics a real Cairn database gets.
   closeDb(deps.db);
   const result: SeedResult = {
     type: 'seeded',

@@ -94,7 +94,7 @@ for (const a of accounts) {
   );
 }
 db.pragma('wal_checkpoint(TRUNCATE)');
-// B is the reference for what SQLite can do, so it gets planner statistics (Cairn's db has none).
+// Planner statistics, as Cairn gathers them at open and close (db/client.ts).
 db.pragma('optimize');
 
 // ---- queries ----

@@ -212,6 +212,32 @@ describe('headings: PATCH', () => {
   });
 });
 
+describe('headings: the to-do list follows heading order (docs/api.md "List order")', () => {
+  it('moving a heading moves its to-dos in GET /v1/todos, on every page', async () => {
+    const p = await container({ kind: 'project', name: 'P' });
+    const h1 = await heading(p.id, 'one');
+    const h2 = await heading(p.id, 'two');
+    await todo({ title: 'loose', parentId: p.id });
+    await todo({ title: 'a', headingId: h1.id });
+    await todo({ title: 'b', headingId: h2.id });
+    const titles = async (limit: number) => {
+      const out: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const r = await get(`/v1/todos?parent_id=${p.id}&limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+        expect(r.status).toBe(200);
+        out.push(...r.body.data.map((t: Any) => t.title));
+        cursor = r.body.next_cursor;
+      } while (cursor);
+      return out;
+    };
+    expect(await titles(50)).toEqual(['loose', 'a', 'b']);
+    expect((await call(app, 'PATCH', `/v1/headings/${h2.id}`, { token, body: { after: null } })).status).toBe(200);
+    expect(await titles(50)).toEqual(['loose', 'b', 'a']);
+    expect(await titles(1)).toEqual(['loose', 'b', 'a']);
+  });
+});
+
 describe('headings: DELETE (spec §3)', () => {
   it("clears headingId of its to-dos, keeps them in the project in order, and emits heading.deleted plus todo.updated each", async () => {
     const p = await container({ kind: 'project', name: 'Del' });

@@ -17,6 +17,18 @@ describe('the patched tRPC spread helper', () => {
     for (const f of files) expect(readFileSync(path.join(dist, f), 'utf8')).toContain('cairn (patches/@trpc+server');
   });
 
+  it('never lets an own "__proto__" key set a prototype when contexts merge', async () => {
+    const t = initTRPC.context<Record<string, unknown>>().create();
+    const hostile = JSON.parse('{"__proto__": {"polluted": true}, "x": 1}') as Record<string, unknown>;
+    const router = t.router({
+      probe: t.procedure
+        .use(({ next }) => next({ ctx: hostile }))
+        .query(({ ctx }) => ({ protoIsPlain: Object.getPrototypeOf(ctx) === Object.prototype, polluted: (ctx as { polluted?: unknown }).polluted, x: ctx.x })),
+    });
+    const out = await t.createCallerFactory(router)({ a: 1 }).probe();
+    expect(out).toEqual({ protoIsPlain: true, polluted: undefined, x: 1 });
+  });
+
   it('keeps spread semantics through middleware contexts and inputs', async () => {
     const sym = Symbol('s');
     const t = initTRPC.context<{ a: number; b: string; [sym]?: number }>().create();

@@ -238,3 +238,10 @@ describe('micro table', () => {
     expect(t).toContain('| = total GET /v1 (log info) | 200.0 |  |');
   });
 });
+
+describe('Cairn as npm start runs it', () => {
+  it('takes the Node flags from the start script, which names dist/server/main.js', async () => {
+    const { startScriptFlags } = await import('../../scripts/bench/procs.js');
+    expect(startScriptFlags()).toEqual(['--max-semi-space-size=8']);
+  });
+});
