@@ -2,8 +2,7 @@
 // the at-rest test writes a marker through each. A later resource adds its table here.
 import type Database from 'better-sqlite3';
 import { open, rowAad, seal } from '../server/crypto/seal.js';
-import { tagNameIndex } from '../server/crypto/blind-index.js';
-import { reindexIdempotency } from '../rest/idempotency.js';
+import { idempotencyKeyIndex, tagNameIndex } from '../server/crypto/blind-index.js';
 
 export type SealedTable = {
   table: string;
@@ -27,7 +26,7 @@ export const SEALED_TABLES: SealedTable[] = [
   { table: 'settings', idCol: 'user_id', userCol: 'user_id', sealedCol: 'sealed' },
   // Stored idempotent answers (spec §4.2): re-sealed on rotation, key index recomputed, so a retry
   // across a key rotation still replays.
-  { table: 'idempotency_keys', idCol: 'id', userCol: 'user_id', sealedCol: 'sealed', reindex: reindexIdempotency },
+  { table: 'idempotency_keys', idCol: 'id', userCol: 'user_id', sealedCol: 'sealed', reindex: (dek, plain) => ({ key_index: idempotencyKeyIndex(dek, (JSON.parse(plain.toString('utf8')) as { key: string }).key) }) },
   { table: 'containers', idCol: 'id', userCol: 'user_id', sealedCol: 'sealed' },
   { table: 'headings', idCol: 'id', userCol: 'user_id', sealedCol: 'sealed' },
   { table: 'todos', idCol: 'id', userCol: 'user_id', sealedCol: 'sealed' },

@@ -2,7 +2,7 @@
 // headers the error carries (WWW-Authenticate, Retry-After, Allow). 5xx causes are logged, never sent.
 import type { Request, Response } from 'express';
 import type { Deps } from '../server/deps.js';
-import { finishProblem, toProblem } from './problems.js';
+import { finishProblem, toProblem } from '../routers/middleware/problems.js';
 import { requestState } from './state.js';
 
 export function sendProblem(deps: Deps, req: Request, res: Response, error: unknown): void {

@@ -8,9 +8,9 @@ import { AppError } from '../server/errors.js';
 import { authenticate, type Principal } from '../server/auth/credentials.js';
 import type { Scope } from '../server/scopes.js';
 import type { RateBucketName } from '../server/config.js';
-import { toProblem } from '../rest/problems.js';
-import { limitCredential, limitRoute, type RateTracker } from '../rest/rate-limit.js';
-import { runIdempotent } from '../rest/idempotency.js';
+import { toProblem } from './middleware/problems.js';
+import { limitCredential, limitRoute, type RateTracker } from './middleware/rate-limit.js';
+import { runIdempotent } from './middleware/idempotency.js';
 
 export type Meta = OpenApiMeta & {
   /** HTTP status of a successful REST answer (DECISIONS §4); 200 when absent. */
@@ -23,7 +23,7 @@ export type Meta = OpenApiMeta & {
   public?: boolean;
   /**
    * Spec §4.2: the route accepts `Idempotency-Key`; a retry with the same key replays the first
-   * answer (rest/idempotency.ts). Mark every Idempotent route and every POST that creates.
+   * answer (routers/middleware/idempotency.ts). Mark every Idempotent route and every POST that creates.
    * `'no-replay'`: the key still prevents a second write, but a retry gets 409 `conflict` naming
    * what was created instead of the answer (for answers holding a secret shown once).
    */
@@ -45,7 +45,7 @@ export type ContextInner = {
   ip?: string | undefined;
   /** The Idempotency-Key request header (spec §4.2), read only on idempotent routes. */
   idempotencyKey?: string | undefined;
-  /** Collects this request's rate-limit results for the RateLimit-* headers (rest/rate-limit.ts). */
+  /** Collects this request's rate-limit results for the RateLimit-* headers (routers/middleware/rate-limit.ts). */
   rate?: RateTracker | undefined;
 };
 

@@ -94,7 +94,7 @@ export type RateBucket = WindowBucket | TokenBucket;
  * `per` is the subject counted: the presented credential (SHA-256 of the bearer token), the
  * authenticated user, or the client IP. `credential` and `credentialWrites` and `edge` apply to
  * every request; the others are attached by route: procedures list them in meta `rateLimits`,
- * plain Express routes mount `routeLimit(deps, name)` (rest/rate-limit.ts). Budgets are multiplied
+ * plain Express routes mount `routeLimit(deps, name)` (rest/rate-limit.ts; counters in routers/middleware/rate-limit.ts). Budgets are multiplied
  * by `config.rateLimitFactor` (scaleBucket).
  */
 export const RATE_BUCKETS = {

@@ -16,7 +16,7 @@ import { systemClock } from '../../server/clock.js';
 import type { Deps } from '../../server/deps.js';
 import { appRouter } from '../../routers/index.js';
 import { createCallerFactory, createContextInner } from '../../routers/trpc.js';
-import { toProblem } from '../../rest/problems.js';
+import { toProblem } from '../../routers/middleware/problems.js';
 import { authenticate, type Principal } from '../../server/auth/credentials.js';
 import { createTodo, finishTodo } from '../../routers/todos/model.js';
 import { CreateTodoInput } from '../../routers/todos/schema.js';

@@ -14,3 +14,8 @@ export function normaliseTagName(name: string): string {
 export function tagNameIndex(dek: Buffer, name: string): Buffer {
   return blindIndex(dek, 'tag name', normaliseTagName(name));
 }
+
+/** Spec §4.2: stored idempotent answers are found by a blind index of their key. */
+export function idempotencyKeyIndex(dek: Buffer, key: string): Buffer {
+  return blindIndex(dek, 'idempotency key', key);
+}

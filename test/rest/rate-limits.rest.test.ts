@@ -12,7 +12,8 @@ import { call, createPat, expectProblem, registerUser, type Res } from '../helpe
 import { restartApp, stopKeepingData } from '../helpers/restart.js';
 import { RATE_BUCKETS } from '../../server/config.js';
 import { authedProcedure, createCallerFactory, createContextInner, router } from '../../routers/trpc.js';
-import { edgeLimit, limiterFor, routeLimit } from '../../rest/rate-limit.js';
+import { edgeLimit, routeLimit } from '../../rest/rate-limit.js';
+import { limiterFor } from '../../routers/middleware/rate-limit.js';
 import { sendProblem } from '../../rest/send.js';
 import { initRequestState } from '../../rest/state.js';
 import { AppError } from '../../server/errors.js';

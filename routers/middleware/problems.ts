@@ -2,7 +2,7 @@
 // replaced). Only status < 500 details reach the client; a 500 says `internal` and the cause is
 // logged with the request id.
 import { TRPCError } from '@trpc/server';
-import { AppError, ERROR_TABLE, pointerOf, type ErrorCode, type FieldError } from '../server/errors.js';
+import { AppError, ERROR_TABLE, pointerOf, type ErrorCode, type FieldError } from '../../server/errors.js';
 
 export type Problem = {
   type: string;

@@ -19,14 +19,14 @@ import { randomBytes } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import stringify from 'safe-stable-stringify';
 import type { TRPCError } from '@trpc/server';
-import { idempotencyKeys } from '../db/schema/index.js';
-import type { Deps } from '../server/deps.js';
-import type { Principal } from '../server/auth/credentials.js';
-import { AppError, type ErrorCode, type FieldError } from '../server/errors.js';
-import { blindIndex } from '../server/crypto/blind-index.js';
-import { openJson, rowAad, sealJson, SealError } from '../server/crypto/seal.js';
-import { sha256 } from '../server/crypto/secrets.js';
-import { newId } from '../server/ids.js';
+import { idempotencyKeys } from '../../db/schema/index.js';
+import type { Deps } from '../../server/deps.js';
+import type { Principal } from '../../server/auth/credentials.js';
+import { AppError, type ErrorCode, type FieldError } from '../../server/errors.js';
+import { idempotencyKeyIndex } from '../../server/crypto/blind-index.js';
+import { openJson, rowAad, sealJson, SealError } from '../../server/crypto/seal.js';
+import { sha256 } from '../../server/crypto/secrets.js';
+import { newId } from '../../server/ids.js';
 import { toProblem } from './problems.js';
 
 export const IDEMPOTENCY_TABLE = 'idempotency_keys';
@@ -42,15 +42,6 @@ type StoredAnswer =
   | { kind: 'error'; code: ErrorCode; detail: string; errors?: FieldError[] | undefined; headers: Record<string, string> };
 
 type Sealed = { key: string; fingerprint: string; answer?: StoredAnswer };
-
-export function idempotencyKeyIndex(dek: Buffer, key: string): Buffer {
-  return blindIndex(dek, 'idempotency key', key);
-}
-
-/** Recomputes the blind index from the sealed plaintext (key rotation, db/sealed.ts). */
-export function reindexIdempotency(dek: Buffer, plaintext: Buffer): Record<string, Buffer> {
-  return { key_index: idempotencyKeyIndex(dek, (JSON.parse(plaintext.toString('utf8')) as Sealed).key) };
-}
 
 /** Each app instance (process) marks the pending rows it runs; another's were left by a crash. */
 const INSTANCES = new WeakMap<Deps, string>();
