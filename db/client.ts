@@ -1,6 +1,7 @@
 // Opening the one SQLite file: WAL, foreign keys, a busy timeout, and the committed drizzle-kit
 // migrations applied at start (DECISIONS §1).
 import { existsSync, mkdirSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
@@ -44,12 +45,25 @@ function cacheStatements(sqlite: Database.Database, max = 1000): void {
   }) as typeof sqlite.prepare;
 }
 
-export function openDb(file: string): Db {
-  if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
+export type OpenOptions = {
+  /**
+   * DECISIONS §1 `CAIRN_DURABILITY`. `full` (default): synchronous=FULL, every commit is fsync'd
+   * before its 2xx, so an acknowledged write (its events, its stored idempotent answer) survives
+   * power loss. `relaxed`: synchronous=NORMAL, WAL is synced only at checkpoints; faster, and the
+   * last commits can vanish on power loss or an OS crash (never on a process crash).
+   */
+  durability?: 'full' | 'relaxed';
+};
+
+export function openDb(file: string, opts: OpenOptions = {}): Db {
+  if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   const sqlite = new Database(file);
   cacheStatements(sqlite);
   sqlite.pragma('journal_mode = WAL');
-  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma(`synchronous = ${opts.durability === 'relaxed' ? 'NORMAL' : 'FULL'}`);
+  // docs/security.md "What deletion guarantees": freed pages are zeroed, so a deleted credential's
+  // wrapped key or a deleted note's ciphertext does not stay in the file's free pages.
+  sqlite.pragma('secure_delete = ON');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   const db = drizzle(sqlite, { schema }) as Db;
@@ -60,6 +74,31 @@ export function openDb(file: string): Db {
   sqlite.pragma('analysis_limit = 1000');
   sqlite.pragma('optimize = 0x10002');
   return db;
+}
+
+const INSTANCE_IDS = new WeakMap<object, string>();
+
+/**
+ * This installation's id (DECISIONS §2): generated on first use and kept in the database, so it
+ * follows the data (a backup restored elsewhere is the same instance), not PUBLIC_URL or the port.
+ */
+export function instanceId(db: Db): string {
+  let id = INSTANCE_IDS.get(db);
+  if (!id) {
+    const sqlite = db.$client;
+    sqlite.prepare("INSERT OR IGNORE INTO instance_meta (key, value) VALUES ('instance_id', ?)").run(randomUUID());
+    id = (sqlite.prepare("SELECT value FROM instance_meta WHERE key = 'instance_id'").get() as { value: string }).value;
+    INSTANCE_IDS.set(db, id);
+  }
+  return id;
+}
+
+/**
+ * Empties the WAL into the main file and truncates it to zero bytes, so page images of rows just
+ * deleted (a revoked credential's wrapped key) do not linger in the -wal file (issue 11).
+ */
+export function flushDeleted(db: Db): void {
+  db.$client.pragma('wal_checkpoint(TRUNCATE)');
 }
 
 export function closeDb(db: Db): void {

@@ -1,4 +1,5 @@
-import { router } from './trpc.js';
+import { router, type Meta } from './trpc.js';
+import { isAtomic } from './middleware/atomic.js';
 import { authRouter } from './auth/router.js';
 import { keysRouter } from './keys/router.js';
 import { meRouter } from './me/router.js';
@@ -28,3 +29,17 @@ export const appRouter = router({
 });
 
 export type AppRouter = typeof appRouter;
+
+/**
+ * Issue 10: an Idempotent route stores its answer in the transaction of its change, which only
+ * `atomic(…)` does (routers/middleware/atomic.ts). A route marked idempotent whose resolver is not
+ * wrapped would write without storing; refuse to start with one.
+ */
+export function unatomicIdempotentProcedures(): string[] {
+  const procs = appRouter._def.procedures as unknown as Record<string, { _def: { type: string; meta?: Meta; resolver?: unknown } }>;
+  return Object.entries(procs)
+    .filter(([, p]) => p._def.type === 'mutation' && p._def.meta?.idempotent && !isAtomic(p._def.resolver))
+    .map(([path]) => path);
+}
+const unatomic = unatomicIdempotentProcedures();
+if (unatomic.length) throw new Error(`Idempotent procedures without atomic(): ${unatomic.join(', ')}`);

@@ -5,12 +5,13 @@ import superjson from 'superjson';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { Deps } from '../server/deps.js';
 import { AppError } from '../server/errors.js';
-import { authenticate, type Principal } from '../server/auth/credentials.js';
+import { authenticate, credentialIsLive, unauthorized, type Principal } from '../server/auth/credentials.js';
+import { SealError } from '../server/crypto/seal.js';
 import type { Scope } from '../server/scopes.js';
 import type { RateBucketName } from '../server/config.js';
 import { toProblem } from './middleware/problems.js';
 import { limitCredential, limitRoute, type RateTracker } from './middleware/rate-limit.js';
-import { runIdempotent } from './middleware/idempotency.js';
+import { planIdempotent, type IdempotencyPlan } from './middleware/idempotency.js';
 
 export type Meta = OpenApiMeta & {
   /** HTTP status of a successful REST answer (DECISIONS §4); 200 when absent. */
@@ -108,15 +109,28 @@ export const authedProcedure = t.procedure.use(async ({ ctx, meta, type, path, g
   }
   const authed: AuthedContext = { ...ctx, principal };
   const mutation = type === 'mutation';
-  return runIdempotent({
+  const result = await planIdempotent({
     ctx: authed,
     mode: meta?.idempotent,
     successStatus: meta?.successStatus,
     mutation,
     path,
     getRawInput,
-    next: () => withRouteLimit(authed, { mutation, buckets: meta?.rateLimits, userId: principal.userId }, () => next({ ctx: { principal } })),
+    next: (idempotency) =>
+      withRouteLimit(authed, { mutation, buckets: meta?.rateLimits, userId: principal.userId }, () => next({ ctx: { principal, idempotency, procedurePath: path } })),
   });
+  // Content that no longer opens under the request's key: the key was replaced while the request
+  // ran (a rotation or password change ended this credential). That is a 401, not a fault.
+  if (!result.ok && result.error.cause instanceof SealError && !credentialIsLive(ctx.deps, principal)) {
+    throw unauthorized(ctx.deps, 'The credential was revoked or replaced while this request ran.', true);
+  }
+  return result;
 });
 
-export type AuthedContext = Context & { principal: Principal };
+export type AuthedContext = Context & {
+  principal: Principal;
+  /** Set on keyed requests of Idempotent routes: `atomic(…)` stores the answer with the change. */
+  idempotency?: IdempotencyPlan | undefined;
+  /** The procedure's path (`todos.create`), for the write's test-only fault hook. */
+  procedurePath?: string | undefined;
+};

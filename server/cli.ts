@@ -102,7 +102,7 @@ async function run(argv: string[], deps: Deps): Promise<void> {
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const db = openDb(config.dbFile);
+  const db = openDb(config.dbFile, { durability: config.durability });
   const deps: Deps = {
     db,
     config,

@@ -38,6 +38,12 @@ const EnvSchema = z.object({
   // lower it to keep the suite fast, never below 2^14.
   CAIRN_SCRYPT_LOG_N: z.coerce.number().int().min(14).max(20).default(17),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  // DECISIONS §1: `full` (a 2xx means the change is fsync'd: synchronous=FULL) or `relaxed` (WAL
+  // with synchronous=NORMAL: faster, may lose the last commits on power loss or an OS crash).
+  CAIRN_DURABILITY: z.enum(['full', 'relaxed']).default('full'),
+  // Test-only fault injection (routers/middleware/write.ts): die right after this procedure's
+  // transaction commits, before its answer is sent.
+  CAIRN_UNSAFE_CRASH_AFTER_COMMIT: z.string().optional(),
 });
 
 /** Spec §8: every limit, with the spec's numbers. Rate-limit budgets are scaled by `rateLimitFactor`. */
@@ -132,6 +138,9 @@ export type Config = {
   trustProxy: string | undefined;
   scryptLogN: number;
   logLevel: z.infer<typeof EnvSchema>['LOG_LEVEL'];
+  durability: 'full' | 'relaxed';
+  /** Test-only: the procedure path after whose commit the process kills itself. */
+  crashAfterCommit?: string | undefined;
   /** Overrides LIMITS.decryptRowsPerRequest (tests set a small one). */
   decryptRowLimit?: number;
 };
@@ -160,5 +169,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: e.CAIRN_TRUST_PROXY?.trim() || undefined,
     scryptLogN: e.CAIRN_SCRYPT_LOG_N,
     logLevel: e.LOG_LEVEL,
+    durability: e.CAIRN_DURABILITY,
+    crashAfterCommit: e.CAIRN_UNSAFE_CRASH_AFTER_COMMIT || undefined,
   };
 }

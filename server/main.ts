@@ -13,7 +13,7 @@ import type { Deps } from './deps.js';
 async function main(): Promise<void> {
   const config = loadConfig();
   const log = createLogger(config.logLevel);
-  const db = openDb(config.dbFile);
+  const db = openDb(config.dbFile, { durability: config.durability });
   const keys = deriveServerKeys(loadMasterKey(config.dataDir, config.masterKeyHex));
   const deps: Deps = { db, config, keys, clock: systemClock, log };
   const server = createServer(createApp(deps));

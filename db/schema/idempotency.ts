@@ -17,9 +17,12 @@ export const idempotencyKeys = sqliteTable(
     route: text('route').notNull(),
     /** HMAC of the Idempotency-Key under a key derived from the data key. */
     keyIndex: blob('key_index', { mode: 'buffer' }).notNull(),
-    /** `pending` while the first request runs; `done` once its answer is stored. */
+    /**
+     * Always `done` since issue 10: the answer is stored in the change's own transaction, so no
+     * row is ever pending. Kept (with `owner`, now always '') so databases of earlier versions,
+     * whose pending rows the 0005 migration removed, keep their shape.
+     */
     state: text('state', { enum: ['pending', 'done'] }).notNull(),
-    /** The server instance running a pending request; a pending row of another instance was abandoned by a crash. */
     owner: text('owner').notNull(),
     sealed: blob('sealed', { mode: 'buffer' }).notNull(),
     createdAt: integer('created_at').notNull(),

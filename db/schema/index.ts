@@ -4,3 +4,4 @@ export * from './tasks.js';
 export * from './outbox.js';
 export * from './idempotency.js';
 export * from './notes.js';
+export * from './instance.js';

@@ -2,6 +2,7 @@
 import { eq } from 'drizzle-orm';
 import { users } from '../../db/schema/index.js';
 import { resealUser } from '../../db/sealed.js';
+import { flushDeleted, type Tx } from '../../db/client.js';
 import type { Deps } from '../../server/deps.js';
 import { AppError, invalid } from '../../server/errors.js';
 import { newId } from '../../server/ids.js';
@@ -10,6 +11,7 @@ import { newDataKey, unwrapDataKey, wrapDataKey } from '../../server/crypto/keyw
 import { decoyRecord, hashPassword, verifyPassword, type PasswordRecord } from '../../server/crypto/password.js';
 import { openJson, rowAad, sealJson } from '../../server/crypto/seal.js';
 import {
+  assertCredentialLive,
   deleteCredential,
   insertSession,
   issueSession,
@@ -46,29 +48,33 @@ export async function register(deps: Deps, input: { email: string; password: str
   if (!deps.config.allowSignup) throw new AppError('forbidden', 'Sign-up is turned off on this server.');
   const email = normaliseEmail(input.email);
   const index = emailIndex(deps, email);
-  if (deps.db.select({ id: users.id }).from(users).where(eq(users.emailIndex, index)).get()) {
-    throw new AppError('conflict', 'An account with this email already exists.', { pointer: '/email' });
-  }
+  const taken = () => new AppError('conflict', 'An account with this email already exists.', { pointer: '/email' });
+  if (deps.db.select({ id: users.id }).from(users).where(eq(users.emailIndex, index)).get()) throw taken();
   const { record, kek } = await hashPassword(input.password, deps.config.scryptLogN);
   const userId = newId();
   const dek = newDataKey();
   const now = deps.clock();
-  const session = deps.db.transaction((tx) => {
-    tx.insert(users)
-      .values({
-        id: userId,
-        emailIndex: index,
-        sealed: sealUser(dek, userId, email),
-        pwSalt: record.salt,
-        pwParams: JSON.stringify(record.params),
-        pwVerifier: record.verifier,
-        pwWrappedKey: wrapDataKey(kek, userId, PASSWORD_PURPOSE, dek),
-        createdAt: now,
-        updatedAt: now,
-      })
-      .run();
-    return insertSession(tx, deps, userId, dek);
-  });
+  const session = deps.db.transaction(
+    (tx) => {
+      // Issue 10: a twin registration may have committed while this one hashed the password.
+      if (tx.select({ id: users.id }).from(users).where(eq(users.emailIndex, index)).get()) throw taken();
+      tx.insert(users)
+        .values({
+          id: userId,
+          emailIndex: index,
+          sealed: sealUser(dek, userId, email),
+          pwSalt: record.salt,
+          pwParams: JSON.stringify(record.params),
+          pwVerifier: record.verifier,
+          pwWrappedKey: wrapDataKey(kek, userId, PASSWORD_PURPOSE, dek),
+          createdAt: now,
+          updatedAt: now,
+        })
+        .run();
+      return insertSession(tx, deps, userId, dek);
+    },
+    { behavior: 'immediate' },
+  );
   return { user: { id: userId, email }, ...(await sessionToken(deps, session)) };
 }
 
@@ -85,32 +91,53 @@ export function logout(deps: Deps, principal: Principal): void {
   deleteCredential(deps.db, principal.userId, principal.credentialId);
 }
 
-async function checkPassword(deps: Deps, userId: string, password: string, pointer: string): Promise<UserRow> {
+/** Verifies the account's current password; returns the row it was checked against and the password KEK. */
+async function checkPassword(deps: Deps, userId: string, password: string, pointer: string): Promise<{ row: UserRow; kek: Buffer }> {
   const row = deps.db.select().from(users).where(eq(users.id, userId)).get();
   if (!row) throw new AppError('unauthorized', 'The account no longer exists.');
-  if (!(await verifyPassword(password, recordOf(row)))) throw invalid(pointer, 'The password is wrong.');
-  return row;
+  const kek = await verifyPassword(password, recordOf(row));
+  if (!kek) throw invalid(pointer, 'The password is wrong.');
+  return { row, kek };
+}
+
+/**
+ * Issue 10: a credential change re-reads, inside its IMMEDIATE transaction, what it decided on
+ * while it awaited password hashing. Its own session must still stand (a concurrent password
+ * change, rotation or revoke-all ends it: 401), and the password record must be the one it
+ * verified (else 409): it never wraps a data key that another operation has since replaced.
+ */
+function assertUnchanged(deps: Deps, tx: Tx, principal: Principal, checked: UserRow): void {
+  assertCredentialLive(deps, principal);
+  const now = tx.select({ pwVerifier: users.pwVerifier, pwWrappedKey: users.pwWrappedKey }).from(users).where(eq(users.id, principal.userId)).get();
+  if (!now || !now.pwVerifier.equals(checked.pwVerifier) || !now.pwWrappedKey.equals(checked.pwWrappedKey)) {
+    throw new AppError('conflict', "The account's password or key changed while this request ran; sign in again and retry.");
+  }
 }
 
 /** Spec §5.4: a password change disconnects everything; the caller gets a fresh session. */
 export async function changePassword(deps: Deps, principal: Principal, input: { currentPassword: string; newPassword: string }) {
-  await checkPassword(deps, principal.userId, input.currentPassword, '/currentPassword');
+  const { row } = await checkPassword(deps, principal.userId, input.currentPassword, '/currentPassword');
   const { record, kek } = await hashPassword(input.newPassword, deps.config.scryptLogN);
   const now = deps.clock();
-  const session = deps.db.transaction((tx) => {
-    tx.update(users)
-      .set({
-        pwSalt: record.salt,
-        pwParams: JSON.stringify(record.params),
-        pwVerifier: record.verifier,
-        pwWrappedKey: wrapDataKey(kek, principal.userId, PASSWORD_PURPOSE, principal.dek),
-        updatedAt: now,
-      })
-      .where(eq(users.id, principal.userId))
-      .run();
-    revokeAllCredentials(tx, principal.userId, now);
-    return insertSession(tx, deps, principal.userId, principal.dek);
-  });
+  const session = deps.db.transaction(
+    (tx) => {
+      assertUnchanged(deps, tx, principal, row);
+      tx.update(users)
+        .set({
+          pwSalt: record.salt,
+          pwParams: JSON.stringify(record.params),
+          pwVerifier: record.verifier,
+          pwWrappedKey: wrapDataKey(kek, principal.userId, PASSWORD_PURPOSE, principal.dek),
+          updatedAt: now,
+        })
+        .where(eq(users.id, principal.userId))
+        .run();
+      revokeAllCredentials(tx, principal.userId, now);
+      return insertSession(tx, deps, principal.userId, principal.dek);
+    },
+    { behavior: 'immediate' },
+  );
+  flushDeleted(deps.db);
   return sessionToken(deps, session);
 }
 
@@ -119,19 +146,23 @@ export async function changePassword(deps: Deps, principal: Principal, input: { 
  * transaction; every credential is disconnected (their wraps hold the old key anyway).
  */
 export async function rotateKey(deps: Deps, principal: Principal, input: { password: string }) {
-  const row = await checkPassword(deps, principal.userId, input.password, '/password');
-  const kek = await verifyPassword(input.password, recordOf(row));
+  const { row, kek } = await checkPassword(deps, principal.userId, input.password, '/password');
   const newDek = newDataKey();
   const now = deps.clock();
-  const session = deps.db.transaction((tx) => {
-    resealUser(deps.db.$client, principal.userId, principal.dek, newDek);
-    tx.update(users)
-      .set({ pwWrappedKey: wrapDataKey(kek!, principal.userId, PASSWORD_PURPOSE, newDek), updatedAt: now })
-      .where(eq(users.id, principal.userId))
-      .run();
-    revokeAllCredentials(tx, principal.userId, now);
-    return insertSession(tx, deps, principal.userId, newDek);
-  });
+  const session = deps.db.transaction(
+    (tx) => {
+      assertUnchanged(deps, tx, principal, row);
+      resealUser(deps.db.$client, principal.userId, principal.dek, newDek);
+      tx.update(users)
+        .set({ pwWrappedKey: wrapDataKey(kek, principal.userId, PASSWORD_PURPOSE, newDek), updatedAt: now })
+        .where(eq(users.id, principal.userId))
+        .run();
+      revokeAllCredentials(tx, principal.userId, now);
+      return insertSession(tx, deps, principal.userId, newDek);
+    },
+    { behavior: 'immediate' },
+  );
+  flushDeleted(deps.db);
   return sessionToken(deps, session);
 }
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { authedProcedure, publicProcedure, router } from '../trpc.js';
+import { atomic, ERASES } from '../middleware/atomic.js';
 import { EmptyBody } from '../common.js';
 import * as m from './model.js';
 import { ChangePasswordInput, LoginInput, Registered, RegisterInput, RotateKeyInput, SessionToken } from './schema.js';
@@ -23,7 +24,7 @@ export const authRouter = router({
     .meta({ firstPartyOnly: true, successStatus: 204, openapi: { method: 'POST', path: '/v1/auth/logout', tags, summary: 'End this session' } })
     .input(EmptyBody.optional())
     .output(z.void())
-    .mutation(({ ctx }) => m.logout(ctx.deps, ctx.principal)),
+    .mutation(atomic(({ ctx }) => m.logout(ctx.deps, ctx.principal), ERASES)),
 
   changePassword: authedProcedure
     .meta({ firstPartyOnly: true, openapi: { method: 'POST', path: '/v1/auth/password', tags, summary: 'Change the password; disconnects every other credential (spec §5.4)' } })
@@ -41,5 +42,5 @@ export const authRouter = router({
     .meta({ firstPartyOnly: true, successStatus: 204, openapi: { method: 'POST', path: '/v1/auth/revoke-all', tags, summary: 'Disconnect every token, key, session and grant, this one included (spec §5.4)' } })
     .input(EmptyBody.optional())
     .output(z.void())
-    .mutation(({ ctx }) => m.revokeAll(ctx.deps, ctx.principal)),
+    .mutation(atomic(({ ctx }) => m.revokeAll(ctx.deps, ctx.principal), ERASES)),
 });

@@ -190,65 +190,65 @@ export function derivedSubprojectId(userId: string, headingId: string): string {
 }
 
 /**
- * Convert runs as two steps, each its own transaction, so the retry rules of spec §4.5 are real:
- * step 1 finds or creates the subproject, step 2 moves the to-dos and removes the heading. The
- * steps live on an object so a test can make step 2 fail and observe the partial state.
+ * Convert is one transaction (issue 10): the subproject, the moved to-dos, the removed heading and
+ * their events commit together or not at all, so no crash leaves an empty subproject beside the
+ * heading. The steps are named (and live on an object, so a test can make the second fail and see
+ * that nothing of the first remains). The spec's id rules (§4.5) still hold for what a client can
+ * see: without `id` the subproject id is derived from the heading, and a container already holding
+ * that id (one a client created with it) is reused when it is a live subproject of the project,
+ * else `conflict`; a supplied `id` that exists is `duplicate_id`.
  */
 export const convertSteps = {
-  /** Step 1: the target subproject (created, or found again on a retry with a derived id). */
-  ensureSubproject(deps: Deps, p: Principal, heading: Row, suppliedId: string | undefined): ContainerRow {
-    return deps.db.transaction((tx) => {
-      const name = nameOf(p.dek, heading);
-      if (suppliedId) {
-        // An existing id (a subproject from an earlier attempt included) is duplicate_id.
-        const taken =
-          tx.select({ id: containers.id }).from(containers).where(eq(containers.id, suppliedId)).get() ||
-          tx.select({ id: headings.id }).from(headings).where(eq(headings.id, suppliedId)).get() ||
-          bandIdTaken(deps.db.$client, suppliedId);
-        if (taken) throw new AppError('duplicate_id', 'A resource with this id already exists.', { pointer: '/id' });
-        return insertContainer(deps, tx, p, { kind: 'subproject', name, parentId: heading.projectId, id: suppliedId });
+  /** Step 1: the target subproject (created, or the one already holding the derived id). */
+  ensureSubproject(deps: Deps, tx: Tx, p: Principal, heading: Row, suppliedId: string | undefined): ContainerRow {
+    const name = nameOf(p.dek, heading);
+    if (suppliedId) {
+      const taken =
+        tx.select({ id: containers.id }).from(containers).where(eq(containers.id, suppliedId)).get() ||
+        tx.select({ id: headings.id }).from(headings).where(eq(headings.id, suppliedId)).get() ||
+        bandIdTaken(deps.db.$client, suppliedId);
+      if (taken) throw new AppError('duplicate_id', 'A resource with this id already exists.', { pointer: '/id' });
+      return insertContainer(deps, tx, p, { kind: 'subproject', name, parentId: heading.projectId, id: suppliedId });
+    }
+    const derived = derivedSubprojectId(p.userId, heading.id);
+    const existing = findContainerRow(tx, p.userId, derived);
+    if (existing) {
+      if (existing.kind !== 'subproject' || existing.parentId !== heading.projectId || containerIsDead(deps.db.$client, p.userId, existing.id)) {
+        throw new AppError('conflict', 'The subproject with the id this convert derives has been trashed or moved; restore or move it back, or convert with an explicit id.');
       }
-      const derived = derivedSubprojectId(p.userId, heading.id);
-      const existing = findContainerRow(tx, p.userId, derived);
-      if (existing) {
-        if (existing.kind !== 'subproject' || existing.parentId !== heading.projectId || containerIsDead(deps.db.$client, p.userId, existing.id)) {
-          throw new AppError('conflict', "The subproject an earlier convert of this heading created has since been trashed or moved; restore or move it back, or convert with an explicit id.");
-        }
-        return existing;
-      }
-      return insertContainer(deps, tx, p, { kind: 'subproject', name, parentId: heading.projectId, id: derived });
-    });
+      return existing;
+    }
+    return insertContainer(deps, tx, p, { kind: 'subproject', name, parentId: heading.projectId, id: derived });
   },
 
   /** Step 2: moves the heading's to-dos (in order, `headingId` cleared) and removes the heading. */
-  moveAndFinish(deps: Deps, p: Principal, headingId: string, sub: ContainerRow) {
-    return deps.db.transaction((tx) => {
-      const heading = getRow(tx, p.userId, headingId);
-      const now = deps.clock();
-      const under = todosUnderHeading(tx, p.userId, heading.id, { includeTrashed: true });
-      const keys = bandKeysAtEnd(deps.db.$client, p.userId, { parentId: sub.id, headingId: null }, under.length);
-      const moved: { row: TodoRow; s: TodoSealed }[] = [];
-      under.forEach((t, i) => {
-        tx.update(todos).set({ parentId: sub.id, headingId: null, sortKey: keys[i]!, updatedAt: now }).where(and(eq(todos.userId, p.userId), eq(todos.id, t.id))).run();
-        recordEvent(deps, { userId: p.userId, type: 'todo.updated', id: t.id, at: now });
-        moved.push({ row: { ...t, parentId: sub.id, headingId: null, sortKey: keys[i]!, updatedAt: now }, s: openTodo(p.dek, t) });
-      });
-      tx.delete(headings).where(and(eq(headings.userId, p.userId), eq(headings.id, heading.id))).run();
-      recordEvent(deps, { userId: p.userId, type: 'heading.deleted', id: heading.id, at: now });
-      const current = findContainerRow(tx, p.userId, sub.id)!;
-      return { headingId: heading.id, subproject: toContainer(p.dek, current, openContainer(p.dek, current)), todos: presentTodos(deps, p, moved) };
+  moveAndFinish(deps: Deps, tx: Tx, p: Principal, heading: Row, sub: ContainerRow) {
+    const now = deps.clock();
+    const under = todosUnderHeading(tx, p.userId, heading.id, { includeTrashed: true });
+    const keys = bandKeysAtEnd(deps.db.$client, p.userId, { parentId: sub.id, headingId: null }, under.length);
+    const moved: { row: TodoRow; s: TodoSealed }[] = [];
+    under.forEach((t, i) => {
+      tx.update(todos).set({ parentId: sub.id, headingId: null, sortKey: keys[i]!, updatedAt: now }).where(and(eq(todos.userId, p.userId), eq(todos.id, t.id))).run();
+      recordEvent(deps, { userId: p.userId, type: 'todo.updated', id: t.id, at: now });
+      moved.push({ row: { ...t, parentId: sub.id, headingId: null, sortKey: keys[i]!, updatedAt: now }, s: openTodo(p.dek, t) });
     });
+    tx.delete(headings).where(and(eq(headings.userId, p.userId), eq(headings.id, heading.id))).run();
+    recordEvent(deps, { userId: p.userId, type: 'heading.deleted', id: heading.id, at: now });
+    const current = findContainerRow(tx, p.userId, sub.id)!;
+    return { headingId: heading.id, subproject: toContainer(p.dek, current, openContainer(p.dek, current)), todos: presentTodos(deps, p, moved) };
   },
 };
 
-/** Spec §4.5 convert, with its id-derivation and retry rules. */
+/** Spec §4.5 convert, with its id-derivation rules, in one transaction. */
 export function convertHeading(deps: Deps, p: Principal, headingId: string, suppliedId: string | undefined) {
-  const heading = getRow(deps.db, p.userId, headingId);
-  const project = findContainerRow(deps.db, p.userId, heading.projectId)!;
-  if (project.kind !== 'project') throw new AppError('validation_failed', 'A heading inside a subproject cannot be converted (a subproject cannot hold subprojects).');
-  assertWritable(deps, heading);
-  const sub = convertSteps.ensureSubproject(deps, p, heading, suppliedId);
-  return convertSteps.moveAndFinish(deps, p, heading.id, sub);
+  return deps.db.transaction((tx) => {
+    const heading = getRow(tx, p.userId, headingId);
+    const project = findContainerRow(tx, p.userId, heading.projectId)!;
+    if (project.kind !== 'project') throw new AppError('validation_failed', 'A heading inside a subproject cannot be converted (a subproject cannot hold subprojects).');
+    assertWritable(deps, heading);
+    const sub = convertSteps.ensureSubproject(deps, tx, p, heading, suppliedId);
+    return convertSteps.moveAndFinish(deps, tx, p, heading, sub);
+  });
 }
 
 /**

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { authedProcedure, router } from '../trpc.js';
+import { atomic, ERASES } from '../middleware/atomic.js';
 import { pageSchema } from '../../db/paging.js';
 import { IdParam } from '../common.js';
 import * as m from './model.js';
@@ -30,7 +31,7 @@ export const headingsRouter = router({
     .meta({ scopes: ['containers:write'], successStatus: 201, idempotent: true, openapi: { method: 'POST', path: '/v1/headings', tags, summary: 'Create a heading in a project or subproject' } })
     .input(CreateHeadingInput)
     .output(Heading)
-    .mutation(({ ctx, input }) => m.createHeading(ctx.deps, ctx.principal, input)),
+    .mutation(atomic(({ ctx, input }) => m.createHeading(ctx.deps, ctx.principal, input))),
 
   convert: authedProcedure
     .meta({
@@ -41,7 +42,7 @@ export const headingsRouter = router({
     })
     .input(ConvertHeadingInput)
     .output(HeadingConverted)
-    .mutation(({ ctx, input }) => m.convertHeading(ctx.deps, ctx.principal, input.headingId, input.id)),
+    .mutation(atomic(({ ctx, input }) => m.convertHeading(ctx.deps, ctx.principal, input.headingId, input.id))),
 
   complete: authedProcedure
     .meta({
@@ -52,7 +53,7 @@ export const headingsRouter = router({
     })
     .input(CompleteHeadingInput)
     .output(HeadingCompleted)
-    .mutation(({ ctx, input }) => m.completeHeading(ctx.deps, ctx.principal, input.id, input.today)),
+    .mutation(atomic(({ ctx, input }) => m.completeHeading(ctx.deps, ctx.principal, input.id, input.today))),
 
   get: authedProcedure
     .meta({ scopes: ['containers:read'], openapi: { method: 'GET', path: '/v1/headings/{id}', tags, summary: 'Read a heading (also of a trashed project)' } })
@@ -64,7 +65,7 @@ export const headingsRouter = router({
     .meta({ scopes: ['containers:write'], openapi: { method: 'PATCH', path: '/v1/headings/{id}', tags, summary: 'Rename or reorder a heading' } })
     .input(UpdateHeadingInput)
     .output(Heading)
-    .mutation(({ ctx, input }) => m.updateHeading(ctx.deps, ctx.principal, input)),
+    .mutation(atomic(({ ctx, input }) => m.updateHeading(ctx.deps, ctx.principal, input))),
 
   delete: authedProcedure
     .meta({
@@ -73,5 +74,5 @@ export const headingsRouter = router({
     })
     .input(z.object(IdParam).strict())
     .output(HeadingDeleted)
-    .mutation(({ ctx, input }) => m.deleteHeading(ctx.deps, ctx.principal, input.id)),
+    .mutation(atomic(({ ctx, input }) => m.deleteHeading(ctx.deps, ctx.principal, input.id), ERASES)),
 });

@@ -4,7 +4,7 @@ import { credentials } from '../../db/schema/index.js';
 import { finishPage, pageConditions, type ListQuery, type PageSpec } from '../../db/paging.js';
 import type { Deps } from '../../server/deps.js';
 import { AppError, notFound } from '../../server/errors.js';
-import { LIMITS } from '../../server/config.js';
+import { LIMITS, RATE_BUCKETS, scaleBucket } from '../../server/config.js';
 import { newId } from '../../server/ids.js';
 import { iso, isoOrNull } from '../../server/clock.js';
 import { insertCredential, patToken, type Principal } from '../../server/auth/credentials.js';
@@ -40,15 +40,17 @@ export function createKey(
   const now = deps.clock();
   const dayStart = Math.floor(now / DAY) * DAY;
   return deps.db.transaction((tx) => {
-    // spec §5.1 rule 4: at most 10 created per (UTC) day, revoked ones included.
+    // spec §5.1 rule 4, §8.1: at most 10 created per (UTC) day, revoked ones included; a rate
+    // limit, so CAIRN_RATE_LIMIT_FACTOR scales it like every other budget (DECISIONS §1).
+    const perDay = (scaleBucket(RATE_BUCKETS.keyCreate, deps.config.rateLimitFactor) as { limit: number }).limit;
     const today = tx
       .select({ n: count() })
       .from(credentials)
       .where(and(eq(credentials.userId, p.userId), eq(credentials.kind, 'pat'), gte(credentials.createdAt, dayStart)))
       .get()!.n;
-    if (today >= LIMITS.personalTokens.perDay) {
+    if (today >= perDay) {
       const retry = Math.ceil((dayStart + DAY - now) / 1000);
-      throw new AppError('rate_limited', `At most ${LIMITS.personalTokens.perDay} personal tokens can be created per day.`, {
+      throw new AppError('rate_limited', `At most ${perDay} personal tokens can be created per day.`, {
         headers: { 'Retry-After': String(retry) },
       });
     }

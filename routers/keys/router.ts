@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { authedProcedure, router } from '../trpc.js';
+import { atomic, ERASES } from '../middleware/atomic.js';
 import { pageSchema, ListQueryShape } from '../../db/paging.js';
 import { IdParam } from '../common.js';
 import * as m from './model.js';
@@ -18,11 +19,11 @@ export const keysRouter = router({
     .meta({ firstPartyOnly: true, successStatus: 201, idempotent: 'no-replay', rateLimits: ['keyCreate'], openapi: { method: 'POST', path: '/v1/keys', tags, summary: 'Create a personal access token (first-party sessions only); the token is shown once' } })
     .input(CreateKeyInput)
     .output(CreatedKey)
-    .mutation(({ ctx, input }) => m.createKey(ctx.deps, ctx.principal, input)),
+    .mutation(atomic(({ ctx, input }) => m.createKey(ctx.deps, ctx.principal, input))),
 
   revoke: authedProcedure
     .meta({ scopes: ['sessions:write'], successStatus: 204, openapi: { method: 'DELETE', path: '/v1/keys/{id}', tags, summary: 'Revoke a personal access token' } })
     .input(z.object(IdParam).strict())
     .output(z.void())
-    .mutation(({ ctx, input }) => m.revokeKey(ctx.deps, ctx.principal, input.id)),
+    .mutation(atomic(({ ctx, input }) => m.revokeKey(ctx.deps, ctx.principal, input.id), ERASES)),
 });

@@ -1,25 +1,32 @@
-// Idempotent retries (spec §4.2, docs/api.md "Idempotency"): a tRPC procedure middleware, so it
-// holds for /v1 and /trpc alike. It runs after authentication and before input parsing, on every
-// mutation whose meta says `idempotent`, when the request carries `Idempotency-Key`.
+// Idempotent retries (spec §4.2, docs/api.md "Idempotency"): exactly once, across crashes.
+// It holds for /v1 and /trpc alike, in two parts:
 //
-//   first request    a `pending` row (unique on user + procedure + key) is inserted before the
-//                    procedure runs; its answer (status, procedure-set headers, body, or a 4xx
-//                    problem) is then sealed into the row. A 5xx or 429 answer is not kept: the
-//                    row is deleted and a retry runs again.
-//   retry, done      the stored answer is replayed with `Idempotent-Replayed: true`; the
-//                    procedure does not run, so nothing is written and no event is emitted.
-//   retry, running   409 `conflict`.
-//   other body       422 `validation_failed` (the key belongs to another request).
+//   the middleware   (`planIdempotent`, wired in routers/trpc.ts) runs after authentication, on
+//                    every mutation whose meta says `idempotent` when the request carries
+//                    `Idempotency-Key`. It fingerprints the request and looks for a stored
+//                    answer: one is replayed at once (`Idempotent-Replayed: true`; the procedure
+//                    does not run and no write budget is spent); a stored answer of another
+//                    request is 422. Otherwise it hands the procedure an `IdempotencyPlan`.
+//   the write        (`settleInWrite`, called by routers/middleware/atomic.ts inside the write's
+//                    own SQLite transaction) looks again (a concurrent twin may have committed
+//                    meanwhile: it then replays), runs the procedure's model, and stores the
+//                    answer in that same transaction. The change, its events and its stored
+//                    answer commit together or not at all, with no `await` between them: a crash
+//                    after the commit replays on retry, a crash before it leaves no trace.
+//
+// A 4xx answer (the model refused; nothing was written) is stored afterwards in a transaction of
+// its own, so a retry gets the same refusal. A 5xx or 429 answer is never stored: the retry runs
+// again. There is no "pending" state: a request either committed its answer or left nothing.
 //
 // The request is fingerprinted by SHA-256 of its raw input (body plus path and query parameters),
 // serialised with sorted keys, so property order does not matter. Key, fingerprint and answer are
 // sealed under the user's data key; only a blind index of the key is plaintext. Rows expire 24
 // hours after the first request (purged by server/jobs/purge.ts; an expired row is ignored).
-import { randomBytes } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import stringify from 'safe-stable-stringify';
 import type { TRPCError } from '@trpc/server';
 import { idempotencyKeys } from '../../db/schema/index.js';
+import type { Db } from '../../db/client.js';
 import type { Deps } from '../../server/deps.js';
 import type { Principal } from '../../server/auth/credentials.js';
 import { AppError, type ErrorCode, type FieldError } from '../../server/errors.js';
@@ -41,24 +48,27 @@ type StoredAnswer =
   | { kind: 'created'; id: string | null }
   | { kind: 'error'; code: ErrorCode; detail: string; errors?: FieldError[] | undefined; headers: Record<string, string> };
 
-type Sealed = { key: string; fingerprint: string; answer?: StoredAnswer };
+type Sealed = { key: string; fingerprint: string; answer: StoredAnswer };
 
-/** Each app instance (process) marks the pending rows it runs; another's were left by a crash. */
-const INSTANCES = new WeakMap<Deps, string>();
-function instanceOf(deps: Deps): string {
-  let id = INSTANCES.get(deps);
-  if (!id) {
-    id = randomBytes(12).toString('base64url');
-    INSTANCES.set(deps, id);
-  }
-  return id;
-}
+/** What the middleware hands the procedure: enough to find, check and store the answer. */
+export type IdempotencyPlan = {
+  route: string;
+  key: string;
+  keyIndex: Buffer;
+  fingerprint: string;
+  mode: true | 'no-replay';
+  successStatus: number | undefined;
+  /** Set once the answer was stored or replayed, so the middleware never stores it twice. */
+  settled: boolean;
+};
+
+type HttpOut = { status?: 200 | 201 | 204; headers: Record<string, string> };
 
 export type IdempotencyContext = {
   deps: Deps;
   principal: Principal;
   idempotencyKey?: string | undefined;
-  http: { status?: 200 | 201 | 204; headers: Record<string, string> };
+  http: HttpOut;
 };
 
 type NextResult = { ok: true; data: unknown } | { ok: false; error: TRPCError };
@@ -70,98 +80,73 @@ export type IdempotencyOptions<R> = {
   mutation: boolean;
   path: string;
   getRawInput: () => Promise<unknown>;
-  next: () => Promise<R>;
+  /** Runs the rest of the chain with the plan (or none when the request is not keyed). */
+  next: (plan: IdempotencyPlan | undefined) => Promise<R>;
 };
 
 function fingerprint(path: string, input: unknown): string {
   return sha256(Buffer.from(`${path}\n${stringify(input ?? null)}`, 'utf8')).toString('base64url');
 }
 
-type Claim = { kind: 'run'; rowId: string } | { kind: 'replay'; answer: StoredAnswer };
+const rowWhere = (userId: string, id: string) => and(eq(idempotencyKeys.userId, userId), eq(idempotencyKeys.id, id));
 
-/** Inserts the pending row, or says what the existing row means. Synchronous: one transaction. */
-function claim(deps: Deps, p: Principal, route: string, key: string, print: string): Claim {
-  const keyIndex = idempotencyKeyIndex(p.dek, key);
-  const now = deps.clock();
-  const me = instanceOf(deps);
-  return deps.db.transaction((tx) => {
-    const where = and(eq(idempotencyKeys.userId, p.userId), eq(idempotencyKeys.route, route), eq(idempotencyKeys.keyIndex, keyIndex));
-    let row = tx.select().from(idempotencyKeys).where(where).get();
-    if (row && row.expiresAt <= now) {
-      tx.delete(idempotencyKeys).where(and(eq(idempotencyKeys.userId, p.userId), eq(idempotencyKeys.id, row.id))).run();
-      row = undefined;
-    }
-    if (!row) {
-      const id = newId();
-      tx.insert(idempotencyKeys)
-        .values({
-          id,
-          userId: p.userId,
-          route,
-          keyIndex,
-          state: 'pending',
-          owner: me,
-          sealed: sealJson(p.dek, rowAad(p.userId, IDEMPOTENCY_TABLE, id), { key, fingerprint: print } satisfies Sealed),
-          createdAt: now,
-          expiresAt: now + IDEMPOTENCY_TTL_MS,
-        })
-        .run();
-      return { kind: 'run', rowId: id };
-    }
-    let stored: Sealed;
-    try {
-      stored = openJson<Sealed>(p.dek, rowAad(p.userId, IDEMPOTENCY_TABLE, row.id), row.sealed);
-    } catch (e) {
-      if (e instanceof SealError) {
-        throw new AppError('conflict', 'The answer stored for this Idempotency-Key can no longer be read (the data key changed); use a new key.');
-      }
-      throw e;
-    }
-    if (stored.fingerprint !== print) {
-      throw new AppError(
-        'validation_failed',
-        'The Idempotency-Key header was already used with a different request body (or parameters) on this route; use a new key for a new request.',
-      );
-    }
-    if (row.state === 'pending') {
-      if (row.owner === me) {
-        throw new AppError('conflict', 'A request with this Idempotency-Key is still in progress; retry once it has finished.');
-      }
-      // Left pending by an instance that stopped (a crash between claim and answer): run again.
-      tx.update(idempotencyKeys).set({ owner: me }).where(and(eq(idempotencyKeys.userId, p.userId), eq(idempotencyKeys.id, row.id))).run();
-      return { kind: 'run', rowId: row.id };
-    }
-    return { kind: 'replay', answer: stored.answer! };
-  });
-}
-
-function toStored(result: NextResult, ctx: IdempotencyContext, mode: IdempotencyOptions<unknown>['mode'], successStatus: number | undefined): StoredAnswer | null {
-  if (result.ok) {
-    if (mode === 'no-replay') {
-      const id = result.data && typeof result.data === 'object' && typeof (result.data as { id?: unknown }).id === 'string' ? (result.data as { id: string }).id : null;
-      return { kind: 'created', id };
-    }
-    return {
-      kind: 'data',
-      status: ctx.http.status ?? successStatus ?? 200,
-      headers: { ...ctx.http.headers },
-      hasBody: result.data !== undefined,
-      body: result.data === undefined ? null : result.data,
-    };
+/**
+ * The live stored answer for this key, if any (an expired row is deleted). Throws 422 when the
+ * key was used with another request, 409 when the answer can no longer be opened.
+ */
+function findAnswer(db: Db, p: Principal, plan: IdempotencyPlan, now: number): StoredAnswer | undefined {
+  const row = db
+    .select()
+    .from(idempotencyKeys)
+    .where(and(eq(idempotencyKeys.userId, p.userId), eq(idempotencyKeys.route, plan.route), eq(idempotencyKeys.keyIndex, plan.keyIndex)))
+    .get();
+  if (!row) return undefined;
+  if (row.expiresAt <= now) {
+    db.delete(idempotencyKeys).where(rowWhere(p.userId, row.id)).run();
+    return undefined;
   }
-  const { problem, headers } = toProblem(result.error);
-  // A server fault or a rate-limit refusal says nothing about the request: the retry runs again.
-  if (problem.status >= 500 || problem.status === 429) return null;
-  return { kind: 'error', code: problem.type as ErrorCode, detail: problem.detail ?? '', errors: problem.errors, headers };
+  let stored: Sealed;
+  try {
+    stored = openJson<Sealed>(p.dek, rowAad(p.userId, IDEMPOTENCY_TABLE, row.id), row.sealed);
+  } catch (e) {
+    if (e instanceof SealError) {
+      throw new AppError('conflict', 'The answer stored for this Idempotency-Key can no longer be read (the data key changed); use a new key.');
+    }
+    throw e;
+  }
+  if (stored.fingerprint !== plan.fingerprint) {
+    throw new AppError(
+      'validation_failed',
+      'The Idempotency-Key header was already used with a different request body (or parameters) on this route; use a new key for a new request.',
+    );
+  }
+  return stored.answer;
 }
 
-function replay<R>(ctx: IdempotencyContext, answer: StoredAnswer): R {
+function storeAnswer(db: Db, p: Principal, plan: IdempotencyPlan, answer: StoredAnswer, now: number): void {
+  const id = newId();
+  db.insert(idempotencyKeys)
+    .values({
+      id,
+      userId: p.userId,
+      route: plan.route,
+      keyIndex: plan.keyIndex,
+      state: 'done',
+      owner: '',
+      sealed: sealJson(p.dek, rowAad(p.userId, IDEMPOTENCY_TABLE, id), { key: plan.key, fingerprint: plan.fingerprint, answer } satisfies Sealed),
+      createdAt: now,
+      expiresAt: now + IDEMPOTENCY_TTL_MS,
+    })
+    .run();
+}
+
+/** Replays a stored answer: sets the HTTP status and headers, returns the body or throws the refusal. */
+function replay(ctx: { http: HttpOut }, answer: StoredAnswer): unknown {
   switch (answer.kind) {
     case 'data':
       ctx.http.status = answer.status as 200 | 201 | 204;
       Object.assign(ctx.http.headers, answer.headers, { [REPLAYED_HEADER]: 'true' });
-      // A middleware result that ends the chain here: the procedure (and its writes) never runs.
-      return { ok: true, data: answer.hasBody ? answer.body : undefined, marker: 'middlewareMarker' } as unknown as R;
+      return answer.hasBody ? answer.body : undefined;
     case 'created':
       throw new AppError(
         'conflict',
@@ -173,43 +158,100 @@ function replay<R>(ctx: IdempotencyContext, answer: StoredAnswer): R {
   }
 }
 
+function dataAnswer(ctx: { http: HttpOut }, plan: IdempotencyPlan, data: unknown): StoredAnswer {
+  if (plan.mode === 'no-replay') {
+    const id = data && typeof data === 'object' && typeof (data as { id?: unknown }).id === 'string' ? (data as { id: string }).id : null;
+    return { kind: 'created', id };
+  }
+  return {
+    kind: 'data',
+    status: ctx.http.status ?? plan.successStatus ?? 200,
+    headers: { ...ctx.http.headers },
+    hasBody: data !== undefined,
+    body: data === undefined ? null : data,
+  };
+}
+
+/**
+ * Inside the write's transaction (routers/middleware/atomic.ts): replays an answer a concurrent
+ * twin committed since the middleware looked, or runs the model and stores its answer in the same
+ * transaction. `run` must be synchronous.
+ */
+export function settleInWrite<T>(ctx: { deps: Deps; principal: Principal; http: HttpOut }, plan: IdempotencyPlan, run: () => T): T {
+  const { deps, principal: p } = ctx;
+  const now = deps.clock();
+  let found: StoredAnswer | undefined;
+  try {
+    found = findAnswer(deps.db, p, plan, now);
+  } catch (e) {
+    plan.settled = true; // a refusal about the key itself is not the request's answer
+    throw e;
+  }
+  if (found) {
+    plan.settled = true;
+    return replay(ctx, found) as T;
+  }
+  // A refusal thrown by the model leaves `settled` false: the middleware stores it afterwards.
+  const data = run();
+  storeAnswer(deps.db, p, plan, dataAnswer(ctx, plan, data), now);
+  plan.settled = true;
+  return data;
+}
+
+/** A refusal worth keeping: the model said no (nothing was written). Faults and 429s are not kept. */
+function refusalOf(result: { ok: false; error: TRPCError }): StoredAnswer | null {
+  const { problem, headers } = toProblem(result.error);
+  // A 401 (the credential ended while the request ran) says nothing about the request either.
+  if (problem.status >= 500 || problem.status === 429 || problem.status === 401) return null;
+  return { kind: 'error', code: problem.type as ErrorCode, detail: problem.detail ?? '', errors: problem.errors, headers };
+}
+
 /** The middleware body (wired in routers/trpc.ts). */
-export async function runIdempotent<R extends NextResult>(opts: IdempotencyOptions<R>): Promise<R> {
+export async function planIdempotent<R extends NextResult>(opts: IdempotencyOptions<R>): Promise<R> {
   const { ctx } = opts;
   const key = ctx.idempotencyKey;
-  if (!opts.mode || !opts.mutation || key === undefined) return opts.next();
+  if (!opts.mode || !opts.mutation || key === undefined) return opts.next(undefined);
   if (!IDEMPOTENCY_KEY.test(key)) {
     throw new AppError('validation_failed', 'The Idempotency-Key header must be 1 to 255 printable ASCII characters.');
   }
   const { deps, principal: p } = ctx;
-  const print = fingerprint(opts.path, await opts.getRawInput());
-  const claimed = claim(deps, p, opts.path, key, print);
-  if (claimed.kind === 'replay') return replay<R>(ctx, claimed.answer);
-
-  const rowWhere = and(eq(idempotencyKeys.userId, p.userId), eq(idempotencyKeys.id, claimed.rowId));
-  let result: R;
-  try {
-    result = await opts.next();
-  } catch (e) {
-    deps.db.delete(idempotencyKeys).where(rowWhere).run();
-    throw e;
+  const plan: IdempotencyPlan = {
+    route: opts.path,
+    key,
+    keyIndex: idempotencyKeyIndex(p.dek, key),
+    fingerprint: fingerprint(opts.path, await opts.getRawInput()),
+    mode: opts.mode,
+    successStatus: opts.successStatus,
+    settled: false,
+  };
+  const found = findAnswer(deps.db, p, plan, deps.clock());
+  if (found) {
+    // A middleware result that ends the chain here: the procedure (and its writes) never runs.
+    return { ok: true, data: replay(ctx, found), marker: 'middlewareMarker' } as unknown as R;
   }
-  try {
-    const answer = toStored(result, ctx, opts.mode, opts.successStatus);
-    if (!answer) {
-      deps.db.delete(idempotencyKeys).where(rowWhere).run();
-    } else {
-      const sealed = sealJson(p.dek, rowAad(p.userId, IDEMPOTENCY_TABLE, claimed.rowId), { key, fingerprint: print, answer } satisfies Sealed);
-      deps.db.update(idempotencyKeys).set({ state: 'done', sealed }).where(rowWhere).run();
+  const result = await opts.next(plan);
+  if (plan.settled) return result;
+  if (!result.ok) {
+    const refusal = refusalOf(result);
+    if (refusal) {
+      deps.db.transaction((tx) => {
+        const now = deps.clock();
+        // A twin that committed meanwhile keeps its answer.
+        if (!findAnswerQuietly(tx as unknown as Db, p, plan, now)) storeAnswer(tx as unknown as Db, p, plan, refusal, now);
+      });
     }
-  } catch (e) {
-    // The answer itself went through; only its storage failed. Free the key and say so in the log.
-    deps.log.error({ err: e, procedure: opts.path }, 'idempotency: storing the answer failed');
-    try {
-      deps.db.delete(idempotencyKeys).where(rowWhere).run();
-    } catch {
-      /* already logged */
-    }
+    return result;
   }
+  // A success nobody stored: the procedure is marked idempotent but its resolver is not a
+  // `atomic(…)` (routers/index.ts refuses to start with one; this guards routers built elsewhere).
+  deps.log.error({ procedure: opts.path }, 'idempotency: an idempotent procedure ran outside atomic(); its answer was not stored');
   return result;
+}
+
+function findAnswerQuietly(db: Db, p: Principal, plan: IdempotencyPlan, now: number): boolean {
+  try {
+    return findAnswer(db, p, plan, now) !== undefined;
+  } catch {
+    return true;
+  }
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { authedProcedure, router } from '../trpc.js';
+import { atomic, ERASES } from '../middleware/atomic.js';
 import { pageSchema } from '../../db/paging.js';
 import { IdParam, EmptyBody } from '../common.js';
 import * as m from './model.js';
@@ -28,25 +29,25 @@ export const noteFoldersRouter = router({
     })
     .input(CreateNoteFolderInput)
     .output(NoteFolder)
-    .mutation(({ ctx, input }) => m.createFolder(ctx.deps, ctx.principal, input)),
+    .mutation(atomic(({ ctx, input }) => m.createFolder(ctx.deps, ctx.principal, input))),
 
   move: authedProcedure
     .meta({ scopes: [...write], openapi: { method: 'POST', path: '/v1/note-folders/{id}/move', tags, summary: 'Move a folder to another parent and/or position' } })
     .input(MoveNoteFolderInput)
     .output(NoteFolder)
-    .mutation(({ ctx, input }) => m.moveFolder(ctx.deps, ctx.principal, input)),
+    .mutation(atomic(({ ctx, input }) => m.moveFolder(ctx.deps, ctx.principal, input))),
 
   trash: authedProcedure
     .meta({ scopes: [...write], openapi: { method: 'POST', path: '/v1/note-folders/{id}/trash', tags, summary: 'Move a folder to the trash; its subfolders and notes leave live views with it' } })
     .input(IdOnly)
     .output(NoteFolder)
-    .mutation(({ ctx, input }) => m.trashFolder(ctx.deps, ctx.principal, input.id, true)),
+    .mutation(atomic(({ ctx, input }) => m.trashFolder(ctx.deps, ctx.principal, input.id, true))),
 
   restore: authedProcedure
     .meta({ scopes: [...write], openapi: { method: 'POST', path: '/v1/note-folders/{id}/restore', tags, summary: 'Restore a folder; its subfolders and notes return with it' } })
     .input(IdOnly)
     .output(NoteFolder)
-    .mutation(({ ctx, input }) => m.trashFolder(ctx.deps, ctx.principal, input.id, false)),
+    .mutation(atomic(({ ctx, input }) => m.trashFolder(ctx.deps, ctx.principal, input.id, false))),
 
   get: authedProcedure
     .meta({ scopes: [...read], openapi: { method: 'GET', path: '/v1/note-folders/{id}', tags, summary: 'Read a note folder (trashed ones too)' } })
@@ -58,11 +59,11 @@ export const noteFoldersRouter = router({
     .meta({ scopes: [...write], openapi: { method: 'PATCH', path: '/v1/note-folders/{id}', tags, summary: 'Change name, colour or symbol (parentId is refused)' } })
     .input(UpdateNoteFolderInput)
     .output(NoteFolder)
-    .mutation(({ ctx, input }) => m.updateFolder(ctx.deps, ctx.principal, input)),
+    .mutation(atomic(({ ctx, input }) => m.updateFolder(ctx.deps, ctx.principal, input))),
 
   delete: authedProcedure
     .meta({ scopes: [...write], openapi: { method: 'DELETE', path: '/v1/note-folders/{id}', tags, summary: 'Delete a trashed folder, its subfolders and every note in them (conflict when live)' } })
     .input(z.object(IdParam).strict())
     .output(NoteFolderDeleted)
-    .mutation(({ ctx, input }) => m.deleteFolder(ctx.deps, ctx.principal, input.id)),
+    .mutation(atomic(({ ctx, input }) => m.deleteFolder(ctx.deps, ctx.principal, input.id), ERASES)),
 });

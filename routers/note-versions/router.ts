@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { authedProcedure, router } from '../trpc.js';
+import { atomic } from '../middleware/atomic.js';
 import { pageSchema } from '../../db/paging.js';
 import { IdParam } from '../common.js';
 import { Note } from '../notes/schema.js';
@@ -27,7 +28,7 @@ export const noteVersionsRouter = router({
     .meta({ scopes: [...write], openapi: { method: 'POST', path: '/v1/notes/{noteId}/versions/{id}/restore', tags, summary: "Put a version's title and body back on the note (records a restore version)" } })
     .input(RestoreNoteVersionInput)
     .output(Note)
-    .mutation(({ ctx, input }) => m.restoreVersion(ctx.deps, ctx.principal, input.noteId, input.id)),
+    .mutation(atomic(({ ctx, input }) => m.restoreVersion(ctx.deps, ctx.principal, input.noteId, input.id))),
 
   get: authedProcedure
     .meta({ scopes: [...read], openapi: { method: 'GET', path: '/v1/note-versions/{id}', tags, summary: 'Resolve a version id from a note_version.* event: noteId and what produced it, no text' } })

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { authedProcedure, router } from '../trpc.js';
+import { atomic, ERASES } from '../middleware/atomic.js';
 import { pageSchema } from '../../db/paging.js';
 import { IdParam, EmptyBody } from '../common.js';
 import * as m from './model.js';
@@ -28,25 +29,25 @@ export const notesRouter = router({
     })
     .input(CreateNoteInput)
     .output(Note)
-    .mutation(({ ctx, input }) => m.createNote(ctx.deps, ctx.principal, input)),
+    .mutation(atomic(({ ctx, input }) => m.createNote(ctx.deps, ctx.principal, input))),
 
   move: authedProcedure
     .meta({ scopes: [...write], openapi: { method: 'POST', path: '/v1/notes/{id}/move', tags, summary: 'Move a note to a container or folder and/or next to a to-do or note' } })
     .input(MoveNoteInput)
     .output(Note)
-    .mutation(({ ctx, input }) => m.moveNote(ctx.deps, ctx.principal, input)),
+    .mutation(atomic(({ ctx, input }) => m.moveNote(ctx.deps, ctx.principal, input))),
 
   trash: authedProcedure
     .meta({ scopes: [...write], openapi: { method: 'POST', path: '/v1/notes/{id}/trash', tags, summary: 'Move a note to the trash' } })
     .input(IdOnly)
     .output(Note)
-    .mutation(({ ctx, input }) => m.trashNote(ctx.deps, ctx.principal, input.id, true)),
+    .mutation(atomic(({ ctx, input }) => m.trashNote(ctx.deps, ctx.principal, input.id, true))),
 
   restore: authedProcedure
     .meta({ scopes: [...write], openapi: { method: 'POST', path: '/v1/notes/{id}/restore', tags, summary: 'Restore a note from the trash' } })
     .input(IdOnly)
     .output(Note)
-    .mutation(({ ctx, input }) => m.trashNote(ctx.deps, ctx.principal, input.id, false)),
+    .mutation(atomic(({ ctx, input }) => m.trashNote(ctx.deps, ctx.principal, input.id, false))),
 
   get: authedProcedure
     .meta({ scopes: [...read], openapi: { method: 'GET', path: '/v1/notes/{id}', tags, summary: 'Read a note (trashed ones too)' } })
@@ -58,11 +59,11 @@ export const notesRouter = router({
     .meta({ scopes: [...write], openapi: { method: 'PATCH', path: '/v1/notes/{id}', tags, summary: 'Change title or body (records a version); parentId is refused' } })
     .input(UpdateNoteInput)
     .output(Note)
-    .mutation(({ ctx, input }) => m.updateNote(ctx.deps, ctx.principal, input)),
+    .mutation(atomic(({ ctx, input }) => m.updateNote(ctx.deps, ctx.principal, input))),
 
   delete: authedProcedure
     .meta({ scopes: [...write], successStatus: 204, openapi: { method: 'DELETE', path: '/v1/notes/{id}', tags, summary: 'Delete a note for good (any state)' } })
     .input(z.object(IdParam).strict())
     .output(z.void())
-    .mutation(({ ctx, input }) => m.deleteNote(ctx.deps, ctx.principal, input.id)),
+    .mutation(atomic(({ ctx, input }) => m.deleteNote(ctx.deps, ctx.principal, input.id), ERASES)),
 });

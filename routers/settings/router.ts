@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { authedProcedure, router } from '../trpc.js';
+import { atomic } from '../middleware/atomic.js';
 import { Timestamp } from '../common.js';
 import * as m from './model.js';
 
@@ -21,12 +22,12 @@ export const settingsRouter = router({
     .meta({ scopes: ['settings:write'], openapi: { method: 'PATCH', path: '/v1/settings', tags, summary: 'Set the first day of the week' } })
     .input(z.object({ weekStart: z.enum(m.WEEK_DAYS) }).strict())
     .output(Settings)
-    .mutation(({ ctx, input }) => m.updateSettings(ctx.deps, ctx.principal, input)),
+    .mutation(atomic(({ ctx, input }) => m.updateSettings(ctx.deps, ctx.principal, input))),
 
   /** tRPC only: first-party apps store opaque per-platform state; never readable back. */
   putPlatformBlob: authedProcedure
     .meta({ firstPartyOnly: true, scopes: ['settings:write'] })
     .input(z.object({ platform: z.string().regex(/^[a-z][a-z0-9-]{0,31}$/), blob: z.string().max(100_000) }).strict())
     .output(z.void())
-    .mutation(({ ctx, input }) => m.putPlatformBlob(ctx.deps, ctx.principal, input)),
+    .mutation(atomic(({ ctx, input }) => m.putPlatformBlob(ctx.deps, ctx.principal, input))),
 });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { authedProcedure, router } from '../trpc.js';
+import { atomic, ERASES } from '../middleware/atomic.js';
 import { pageSchema, ListQueryShape } from '../../db/paging.js';
 import { IdParam } from '../common.js';
 import * as m from './model.js';
@@ -23,11 +24,13 @@ export const tagsRouter = router({
     })
     .input(CreateTagInput)
     .output(Tag)
-    .mutation(({ ctx, input }) => {
-      const { created, tag } = m.createTag(ctx.deps, ctx.principal, input);
-      ctx.http.status = created ? 201 : 200;
-      return tag;
-    }),
+    .mutation(
+      atomic(({ ctx, input }) => {
+        const { created, tag } = m.createTag(ctx.deps, ctx.principal, input);
+        ctx.http.status = created ? 201 : 200;
+        return tag;
+      }),
+    ),
 
   get: authedProcedure
     .meta({ scopes: ['tags:read'], openapi: { method: 'GET', path: '/v1/tags/{id}', tags, summary: 'Read a tag' } })
@@ -39,11 +42,11 @@ export const tagsRouter = router({
     .meta({ scopes: ['tags:write'], openapi: { method: 'PATCH', path: '/v1/tags/{id}', tags, summary: 'Change a tag colour (renaming is refused)' } })
     .input(UpdateTagInput)
     .output(Tag)
-    .mutation(({ ctx, input }) => m.updateTag(ctx.deps, ctx.principal, input)),
+    .mutation(atomic(({ ctx, input }) => m.updateTag(ctx.deps, ctx.principal, input))),
 
   delete: authedProcedure
     .meta({ scopes: ['tags:write'], successStatus: 204, openapi: { method: 'DELETE', path: '/v1/tags/{id}', tags, summary: 'Delete a tag and remove it from every to-do' } })
     .input(z.object(IdParam).strict())
     .output(z.void())
-    .mutation(({ ctx, input }) => m.deleteTag(ctx.deps, ctx.principal, input.id)),
+    .mutation(atomic(({ ctx, input }) => m.deleteTag(ctx.deps, ctx.principal, input.id), ERASES)),
 });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { authedProcedure, router } from '../trpc.js';
+import { atomic, ERASES } from '../middleware/atomic.js';
 import { pageSchema } from '../../db/paging.js';
 import { EmptyBody, IdParam } from '../common.js';
 import * as m from './model.js';
@@ -21,43 +22,43 @@ export const todosRouter = router({
     .meta({ scopes: [...write], successStatus: 201, idempotent: true, openapi: { method: 'POST', path: '/v1/todos', tags, summary: 'Create a to-do at the end of its band' } })
     .input(CreateTodoInput)
     .output(Todo)
-    .mutation(({ ctx, input }) => m.createTodo(ctx.deps, ctx.principal, input)),
+    .mutation(atomic(({ ctx, input }) => m.createTodo(ctx.deps, ctx.principal, input))),
 
   complete: authedProcedure
     .meta({ scopes: [...write], idempotent: true, queryInput: ['today'], openapi: { method: 'POST', path: '/v1/todos/{id}/complete', tags, summary: 'Complete a to-do (a recurring one logs a copy and rolls on)' } })
     .input(TodayInput)
     .output(TodoDone)
-    .mutation(({ ctx, input }) => m.finishTodo(ctx.deps, ctx.principal, input.id, 'completed', input.today)),
+    .mutation(atomic(({ ctx, input }) => m.finishTodo(ctx.deps, ctx.principal, input.id, 'completed', input.today))),
 
   cancel: authedProcedure
     .meta({ scopes: [...write], idempotent: true, queryInput: ['today'], openapi: { method: 'POST', path: '/v1/todos/{id}/cancel', tags, summary: 'Cancel a to-do (a recurring one logs a canceled copy and rolls on)' } })
     .input(TodayInput)
     .output(TodoDone)
-    .mutation(({ ctx, input }) => m.finishTodo(ctx.deps, ctx.principal, input.id, 'canceled', input.today)),
+    .mutation(atomic(({ ctx, input }) => m.finishTodo(ctx.deps, ctx.principal, input.id, 'canceled', input.today))),
 
   reopen: authedProcedure
     .meta({ scopes: [...write], queryInput: ['today'], openapi: { method: 'POST', path: '/v1/todos/{id}/reopen', tags, summary: 'Reopen a completed or canceled to-do' } })
     .input(TodayInput)
     .output(Todo)
-    .mutation(({ ctx, input }) => m.reopenTodo(ctx.deps, ctx.principal, input.id)),
+    .mutation(atomic(({ ctx, input }) => m.reopenTodo(ctx.deps, ctx.principal, input.id))),
 
   move: authedProcedure
     .meta({ scopes: [...write], openapi: { method: 'POST', path: '/v1/todos/{id}/move', tags, summary: 'Move a to-do to another container, heading or position' } })
     .input(MoveTodoInput)
     .output(Todo)
-    .mutation(({ ctx, input }) => m.moveTodo(ctx.deps, ctx.principal, input)),
+    .mutation(atomic(({ ctx, input }) => m.moveTodo(ctx.deps, ctx.principal, input))),
 
   trash: authedProcedure
     .meta({ scopes: [...write], openapi: { method: 'POST', path: '/v1/todos/{id}/trash', tags, summary: 'Move a to-do to the trash' } })
     .input(IdOnly)
     .output(Todo)
-    .mutation(({ ctx, input }) => m.trashTodo(ctx.deps, ctx.principal, input.id, true)),
+    .mutation(atomic(({ ctx, input }) => m.trashTodo(ctx.deps, ctx.principal, input.id, true))),
 
   restore: authedProcedure
     .meta({ scopes: [...write], openapi: { method: 'POST', path: '/v1/todos/{id}/restore', tags, summary: 'Restore a to-do from the trash' } })
     .input(IdOnly)
     .output(Todo)
-    .mutation(({ ctx, input }) => m.trashTodo(ctx.deps, ctx.principal, input.id, false)),
+    .mutation(atomic(({ ctx, input }) => m.trashTodo(ctx.deps, ctx.principal, input.id, false))),
 
   get: authedProcedure
     .meta({ scopes: [...read], openapi: { method: 'GET', path: '/v1/todos/{id}', tags, summary: 'Read a to-do' } })
@@ -69,11 +70,11 @@ export const todosRouter = router({
     .meta({ scopes: [...write], openapi: { method: 'PATCH', path: '/v1/todos/{id}', tags, summary: 'Change a to-do (placement via /move, status via the actions)' } })
     .input(UpdateTodoInput)
     .output(Todo)
-    .mutation(({ ctx, input }) => m.updateTodo(ctx.deps, ctx.principal, input)),
+    .mutation(atomic(({ ctx, input }) => m.updateTodo(ctx.deps, ctx.principal, input))),
 
   delete: authedProcedure
     .meta({ scopes: [...write], successStatus: 204, openapi: { method: 'DELETE', path: '/v1/todos/{id}', tags, summary: 'Delete a to-do for good' } })
     .input(z.object(IdParam).strict())
     .output(z.void())
-    .mutation(({ ctx, input }) => m.deleteTodo(ctx.deps, ctx.principal, input.id)),
+    .mutation(atomic(({ ctx, input }) => m.deleteTodo(ctx.deps, ctx.principal, input.id), ERASES)),
 });

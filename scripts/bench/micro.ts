@@ -91,7 +91,7 @@ async function listen(handler: Parameters<typeof createServer>[1]): Promise<{ se
 async function main(): Promise<void> {
   const token = process.env.BENCH_TOKEN!;
   const config = loadConfig();
-  const db = openDb(config.dbFile);
+  const db = openDb(config.dbFile, { durability: config.durability });
   const keys = deriveServerKeys(loadMasterKey(config.dataDir, config.masterKeyHex));
   const deps: Deps = { db, config, keys, clock: systemClock, log: createLogger('silent') };
   const procedures = (appRouter as unknown as { _def: { procedures: Record<string, unknown> } })._def.procedures;

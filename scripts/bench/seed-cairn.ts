@@ -28,7 +28,7 @@ const BATCH = 500;
 
 const config = loadConfig();
 const deps: Deps = {
-  db: openDb(config.dbFile),
+  db: openDb(config.dbFile, { durability: 'relaxed' }), // a seed is rebuilt, never recovered
   config,
   keys: deriveServerKeys(loadMasterKey(config.dataDir, config.masterKeyHex)),
   clock: systemClock,

@@ -5,7 +5,7 @@ import { and, eq, isNull, ne, sql } from 'drizzle-orm';
 import { prepared } from '../../db/prepared.js';
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
 import { credentials } from '../../db/schema/index.js';
-import type { Db, Tx } from '../../db/client.js';
+import { instanceId, type Db, type Tx } from '../../db/client.js';
 import type { Deps } from '../deps.js';
 import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
@@ -32,13 +32,22 @@ export type Principal = {
 /** Personal access tokens are prefixed so scanners and users can recognise them. */
 export const PAT_PREFIX = 'cairn_pat_';
 const SESSION_AUDIENCE = 'cairn:first-party-session';
+
+/**
+ * DECISIONS §2: a session is bound to the instance (an id kept with its data), not to PUBLIC_URL
+ * or the port, so changing either, or minting a session with the CLI under another environment,
+ * logs nobody out. The signing key comes from the master key, which also stays with the data.
+ */
+function sessionIssuer(deps: Deps): string {
+  return `urn:cairn:instance:${instanceId(deps.db)}`;
+}
 const DAY = 86_400_000;
 
 export function wrapPurpose(credentialId: string): string {
   return `credential:${credentialId}`;
 }
 
-function unauthorized(deps: Deps, detail: string, tokenPresented: boolean): AppError {
+export function unauthorized(deps: Deps, detail: string, tokenPresented: boolean): AppError {
   const meta = `${deps.config.publicUrl}/.well-known/oauth-protected-resource`;
   const challenge = tokenPresented
     ? `Bearer resource_metadata="${meta}", error="invalid_token", error_description="${detail}"`
@@ -91,7 +100,7 @@ export async function sessionToken(deps: Deps, s: NewSession): Promise<{ token: 
   const token = await new SignJWT({ sid: s.id, sk: toB64u(s.secret) })
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
     .setSubject(s.userId)
-    .setIssuer(deps.config.publicUrl)
+    .setIssuer(sessionIssuer(deps))
     .setAudience(SESSION_AUDIENCE)
     .setIssuedAt(Math.floor(deps.clock() / 1000))
     .setExpirationTime(Math.floor(s.expiresAt / 1000))
@@ -117,7 +126,7 @@ async function parseBearer(deps: Deps, token: string): Promise<Presented | null>
   if (token.startsWith('eyJ')) {
     try {
       const { payload } = await jwtVerify(token, deps.keys.jwt, {
-        issuer: deps.config.publicUrl,
+        issuer: sessionIssuer(deps),
         audience: SESSION_AUDIENCE,
         algorithms: ['HS256'],
         currentDate: new Date(deps.clock()),
@@ -195,4 +204,34 @@ export function revokeAllCredentials(tx: Tx | Db, userId: string, now: number): 
 
 export function deleteCredential(tx: Tx | Db, userId: string, credentialId: string): void {
   tx.delete(credentials).where(and(eq(credentials.userId, userId), eq(credentials.id, credentialId))).run();
+}
+
+/**
+ * Inside a write's transaction: the credential that authenticated this request still stands
+ * (issue 10: credential changes are serialised). A password change, a key rotation, revoke-all,
+ * a logout or a revocation that committed while this request was on its way ends it; writing on
+ * would seal content, or wrap a key, under a data key that is no longer the user's.
+ */
+export function assertCredentialLive(deps: Deps, p: Principal): void {
+  const q = prepared(deps.db, 'credentials.liveById', (db) =>
+    db
+      .select({ revokedAt: credentials.revokedAt, wrappedKey: credentials.wrappedKey, expiresAt: credentials.expiresAt })
+      .from(credentials)
+      .where(and(eq(credentials.id, sql.placeholder('id')), eq(credentials.userId, sql.placeholder('userId'))))
+      .prepare(),
+  );
+  const row = q.get({ id: p.credentialId, userId: p.userId });
+  if (!row || row.revokedAt != null || !row.wrappedKey || row.expiresAt <= deps.clock()) {
+    throw unauthorized(deps, 'The credential was revoked or replaced while this request ran.', true);
+  }
+}
+
+/** Whether the credential still stands (after a failure to open content: was the key replaced?). */
+export function credentialIsLive(deps: Deps, p: Principal): boolean {
+  try {
+    assertCredentialLive(deps, p);
+    return true;
+  } catch {
+    return false;
+  }
 }

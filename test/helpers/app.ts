@@ -45,7 +45,7 @@ export async function startApp(
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   const config: Config = { ...base, port, publicUrl: `http://127.0.0.1:${port}`, ...configPatch };
-  const db = openDb(config.dbFile);
+  const db = openDb(config.dbFile, { durability: config.durability });
   const deps: Deps = { db, config, keys: deriveServerKeys(masterKey), clock, log: opts.logStream ? createLogger('info', opts.logStream) : createLogger('silent') };
   server.on('request', createApp(deps));
   return {

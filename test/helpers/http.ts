@@ -4,7 +4,7 @@ import type { TestApp } from './app.js';
 export type Res<T = any> = { status: number; headers: Headers; body: T; text: string }; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 export async function call<T = any>( // eslint-disable-line @typescript-eslint/no-explicit-any
-  app: TestApp,
+  app: Pick<TestApp, 'url'>,
   method: string,
   path: string,
   opts: { token?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {},
@@ -31,7 +31,7 @@ export async function call<T = any>( // eslint-disable-line @typescript-eslint/n
 let counter = 0;
 
 /** Registers a fresh user over HTTP; returns its session token and id. */
-export async function registerUser(app: TestApp, email?: string, password = 'correct horse battery staple') {
+export async function registerUser(app: Pick<TestApp, 'url'>, email?: string, password = 'correct horse battery staple') {
   const res = await call(app, 'POST', '/v1/auth/register', {
     body: { email: email ?? `user${++counter}-${Date.now()}@example.test`, password },
   });
@@ -40,7 +40,7 @@ export async function registerUser(app: TestApp, email?: string, password = 'cor
 }
 
 /** Creates a personal access token with the given scopes over HTTP. */
-export async function createPat(app: TestApp, session: string, scopes: string[], expiresInDays = 30, name = 'test') {
+export async function createPat(app: Pick<TestApp, 'url'>, session: string, scopes: string[], expiresInDays = 30, name = 'test') {
   const res = await call(app, 'POST', '/v1/keys', { token: session, body: { name, scopes, expiresInDays } });
   if (res.status !== 201) throw new Error(`key create failed: ${res.status} ${res.text}`);
   return res.body as { id: string; token: string; scopes: string[] };

@@ -15,13 +15,13 @@ import { createCallerFactory, createContextInner } from '../../routers/trpc.js';
 import type { TestApp } from './app.js';
 
 /** Boots a new app on `previous`'s data; `previous` must be stopped first (see `stopKeepingData`). */
-export async function restartApp(previous: TestApp, env: Record<string, string> = {}): Promise<TestApp> {
+export async function restartApp(previous: TestApp, env: Record<string, string> = {}, configPatch: Partial<Config> = {}): Promise<TestApp> {
   const server: Server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   const base = loadConfig({ DATA_DIR: previous.dataDir, CAIRN_SCRYPT_LOG_N: '14', LOG_LEVEL: 'silent', CAIRN_RATE_LIMIT_FACTOR: '1000', ...env });
-  const config: Config = { ...base, port, publicUrl: previous.deps.config.publicUrl };
-  const db = openDb(config.dbFile);
+  const config: Config = { ...base, port, publicUrl: previous.deps.config.publicUrl, ...configPatch };
+  const db = openDb(config.dbFile, { durability: config.durability });
   const deps: Deps = { db, config, keys: deriveServerKeys(previous.masterKey), clock: previous.clock, log: createLogger('silent') };
   server.on('request', createApp(deps));
   const factory = createCallerFactory(appRouter);

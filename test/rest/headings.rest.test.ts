@@ -311,7 +311,7 @@ describe('headings: convert (spec §3, §4.5)', () => {
   });
 });
 
-describe('headings: convert retry rules after a partial failure (spec §4.5)', () => {
+describe('headings: convert is one transaction; the id rules of spec §4.5', () => {
   /** Makes step 2 (move the to-dos, remove the heading) fail once, as a crash between steps would. */
   const failStepTwoOnce = () =>
     vi.spyOn(convertSteps, 'moveAndFinish').mockImplementationOnce(() => {
@@ -319,60 +319,38 @@ describe('headings: convert retry rules after a partial failure (spec §4.5)', (
     });
   const subprojectsOf = async (projectId: string) =>
     (await get(`/v1/containers?parent_id=${projectId}&kind=subproject`)).body.data.map((c: Any) => c.id);
+  const eventCount = () => (app.deps.db.$client.prepare('SELECT count(*) AS n FROM outbox WHERE user_id = ?').get(userId) as { n: number }).n;
 
-  it('without id: the retry finds the derived subproject and finishes the move', async () => {
+  it('a failure after the subproject was made leaves nothing behind; the retry converts fully', async () => {
     const p = await container({ kind: 'project', name: 'Retry' });
     const h = await heading(p.id, 'Half done');
     const a = await todo({ title: 'a', headingId: h.id });
     const b = await todo({ title: 'b', headingId: h.id });
+    const events = eventCount();
     const spy = failStepTwoOnce();
     const first = await post(`/v1/headings/${h.id}/convert`, undefined, { 'Idempotency-Key': 'convert-retry-1' });
     expectProblem(first, 500, 'internal');
     spy.mockRestore();
-    // The partial state: the subproject exists, the heading and its to-dos are untouched.
+    // No partial state: no subproject, the heading and its to-dos untouched, no event.
     const derived = derivedSubprojectId(userId, h.id);
-    expect((await get(`/v1/containers/${derived}`)).body).toMatchObject({ kind: 'subproject', name: 'Half done', parentId: p.id });
+    expectProblem(await get(`/v1/containers/${derived}`), 404, 'not_found');
+    expect(await subprojectsOf(p.id)).toEqual([]);
     expect((await get(`/v1/headings/${h.id}`)).body.openCount).toBe(2);
     expect((await get(`/v1/todos/${a.id}`)).body.headingId).toBe(h.id);
+    expect(eventCount()).toBe(events);
 
     const retry = await post(`/v1/headings/${h.id}/convert`, undefined, { 'Idempotency-Key': 'convert-retry-1' });
     expect(retry.status).toBe(201);
+    expect(retry.headers.get('idempotent-replayed')).toBeNull();
     expect(retry.body.subproject.id).toBe(derived);
     expect(retry.body.todos.map((t: Any) => t.id)).toEqual([a.id, b.id]);
     expect(await subprojectsOf(p.id)).toEqual([derived]);
     expectProblem(await get(`/v1/headings/${h.id}`), 404, 'not_found');
+    // container.created, 2 × todo.updated, heading.deleted: once each.
+    expect(eventCount()).toBe(events + 4);
   });
 
-  it('a derived subproject trashed since the failure gives conflict (and works again once restored)', async () => {
-    const p = await container({ kind: 'project', name: 'Trashed since' });
-    const h = await heading(p.id, 'H');
-    await todo({ title: 't', headingId: h.id });
-    const spy = failStepTwoOnce();
-    expectProblem(await post(`/v1/headings/${h.id}/convert`), 500, 'internal');
-    spy.mockRestore();
-    const derived = derivedSubprojectId(userId, h.id);
-    await post(`/v1/containers/${derived}/trash`);
-    expectProblem(await post(`/v1/headings/${h.id}/convert`), 409, 'conflict');
-    expect((await get(`/v1/headings/${h.id}`)).status).toBe(200);
-    await post(`/v1/containers/${derived}/restore`);
-    expect((await post(`/v1/headings/${h.id}/convert`)).status).toBe(201);
-  });
-
-  it('a derived subproject moved since the failure gives conflict', async () => {
-    const p = await container({ kind: 'project', name: 'Moved since' });
-    const elsewhere = await container({ kind: 'project', name: 'Elsewhere' });
-    const h = await heading(p.id, 'H');
-    await todo({ title: 't', headingId: h.id });
-    const spy = failStepTwoOnce();
-    expectProblem(await post(`/v1/headings/${h.id}/convert`), 500, 'internal');
-    spy.mockRestore();
-    const derived = derivedSubprojectId(userId, h.id);
-    await post(`/v1/containers/${derived}/move`, { parentId: elsewhere.id });
-    const r = expectProblem(await post(`/v1/headings/${h.id}/convert`), 409, 'conflict');
-    expect(r.detail).toMatch(/trashed or moved/);
-  });
-
-  it('with a caller-supplied id, a retry after a partial failure gives duplicate_id', async () => {
+  it('a failure with a caller-supplied id leaves the id free: the retry with it succeeds', async () => {
     const p = await container({ kind: 'project', name: 'Supplied' });
     const h = await heading(p.id, 'H');
     await todo({ title: 't', headingId: h.id });
@@ -380,12 +358,55 @@ describe('headings: convert retry rules after a partial failure (spec §4.5)', (
     const spy = failStepTwoOnce();
     expectProblem(await post(`/v1/headings/${h.id}/convert`, { id }), 500, 'internal');
     spy.mockRestore();
-    expect((await get(`/v1/containers/${id}`)).body.parentId).toBe(p.id);
-    expectProblem(await post(`/v1/headings/${h.id}/convert`, { id }), 409, 'duplicate_id');
-    // The heading is still there; a convert without id finishes it into a derived subproject.
+    expectProblem(await get(`/v1/containers/${id}`), 404, 'not_found');
+    const done = await post(`/v1/headings/${h.id}/convert`, { id });
+    expect(done.status).toBe(201);
+    expect(done.body.subproject.id).toBe(id);
+  });
+
+  it('a container already holding the derived id is reused when it is a live subproject of the project', async () => {
+    const p = await container({ kind: 'project', name: 'Prepared' });
+    const h = await heading(p.id, 'H');
+    const t = await todo({ title: 't', headingId: h.id });
+    const derived = derivedSubprojectId(userId, h.id);
+    await container({ kind: 'subproject', name: 'Made by a client', parentId: p.id, id: derived });
     const done = await post(`/v1/headings/${h.id}/convert`);
     expect(done.status).toBe(201);
-    expect(done.body.subproject.id).toBe(derivedSubprojectId(userId, h.id));
+    expect(done.body.subproject).toMatchObject({ id: derived, name: 'Made by a client' });
+    expect(done.body.todos.map((x: Any) => x.id)).toEqual([t.id]);
+  });
+
+  it('a derived subproject trashed gives conflict (and works again once restored)', async () => {
+    const p = await container({ kind: 'project', name: 'Trashed since' });
+    const h = await heading(p.id, 'H');
+    await todo({ title: 't', headingId: h.id });
+    const derived = derivedSubprojectId(userId, h.id);
+    await container({ kind: 'subproject', name: 'H', parentId: p.id, id: derived });
+    await post(`/v1/containers/${derived}/trash`);
+    expectProblem(await post(`/v1/headings/${h.id}/convert`), 409, 'conflict');
+    expect((await get(`/v1/headings/${h.id}`)).status).toBe(200);
+    await post(`/v1/containers/${derived}/restore`);
+    expect((await post(`/v1/headings/${h.id}/convert`)).status).toBe(201);
+  });
+
+  it('a derived subproject moved elsewhere gives conflict', async () => {
+    const p = await container({ kind: 'project', name: 'Moved since' });
+    const elsewhere = await container({ kind: 'project', name: 'Elsewhere' });
+    const h = await heading(p.id, 'H');
+    await todo({ title: 't', headingId: h.id });
+    const derived = derivedSubprojectId(userId, h.id);
+    await container({ kind: 'subproject', name: 'H', parentId: elsewhere.id, id: derived });
+    const r = expectProblem(await post(`/v1/headings/${h.id}/convert`), 409, 'conflict');
+    expect(r.detail).toMatch(/trashed or moved/);
+  });
+
+  it('a supplied id that exists is duplicate_id, and nothing changes', async () => {
+    const p = await container({ kind: 'project', name: 'Taken' });
+    const h = await heading(p.id, 'H');
+    await todo({ title: 't', headingId: h.id });
+    const other = await container({ kind: 'project', name: 'Holder', id: 'CAFE0000-0000-4000-8000-0000000000AC' });
+    expectProblem(await post(`/v1/headings/${h.id}/convert`, { id: other.id }), 409, 'duplicate_id');
+    expect((await get(`/v1/headings/${h.id}`)).body.openCount).toBe(1);
   });
 });
 

@@ -1,6 +1,6 @@
 // Spec §4.2 (issue 3): Idempotency-Key on Idempotent routes and creating POSTs. A retry replays
 // the first answer without running the procedure again; another body is 422; a retry while the
-// first runs is 409; 5xx answers are not kept, 4xx are; answers are sealed and live 24 hours.
+// first runs replays it; 5xx answers are not kept, 4xx are; answers are sealed and live 24 hours.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { startApp, type TestApp } from '../helpers/app.js';
@@ -11,6 +11,8 @@ import { purgeIdempotencyKeys } from '../../server/jobs/purge.js';
 import { runJob, JOBS } from '../../server/jobs/scheduler.js';
 import { AppError } from '../../server/errors.js';
 import { REST_ROUTES } from '../../rest/routes.js';
+import { atomic } from '../../routers/middleware/atomic.js';
+import { unatomicIdempotentProcedures } from '../../routers/index.js';
 
 let app: TestApp;
 beforeAll(async () => {
@@ -200,33 +202,30 @@ describe('in flight and concurrency', () => {
     expect(tagCount(app, u.userId)).toBe(1);
   });
 
-  it('a retry while the first request still runs is 409 conflict; once it finishes, it replays', async () => {
-    let release!: () => void;
-    let runs = 0;
-    const gate = new Promise<void>((r) => (release = r));
+  it('a twin that arrives while the first is on its way replays the first answer (no pending state, no 409)', async () => {
+    const u = await user();
+    const key = newKey();
+    // Both requests are in flight at once; whichever transaction commits first answers the other.
+    const [a, b] = await Promise.all([post(app, '/v1/tags', u.pat, { name: 'Twins' }, key), post(app, '/v1/tags', u.pat, { name: 'Twins' }, key)]);
+    expect([a.status, b.status]).toEqual([201, 201]);
+    expect(a.body).toEqual(b.body);
+    expect([a.headers.get('idempotent-replayed'), b.headers.get('idempotent-replayed')].filter((h) => h === 'true')).toHaveLength(1);
+    expect(tagCount(app, u.userId)).toBe(1);
+    expect(rows(app, "SELECT count(*) AS n FROM idempotency_keys WHERE user_id = ? AND state = 'pending'", u.userId)).toBe(0);
+  });
+
+  it('an idempotent route must run its model inside atomic(): every one of the app does, and an async model is refused', async () => {
+    expect(unatomicIdempotentProcedures()).toEqual([]);
     const probe = router({
       make: authedProcedure
-        .meta({ idempotent: true, successStatus: 201 })
-        .input(z.object({ name: z.string() }))
-        .mutation(async ({ input }) => {
-          runs++;
-          await gate;
-          return { made: input.name, run: runs };
-        }),
+        .meta({ idempotent: true })
+        .input(z.object({}))
+        .mutation(atomic(() => Promise.resolve({ ok: true }) as unknown as { ok: boolean })),
     });
     const u = await user();
-    const factory = createCallerFactory(probe);
-    const caller = (key: string) =>
-      factory(createContextInner({ deps: app.deps, requestId: 't', authorization: `Bearer ${u.pat}`, idempotencyKey: key }));
-    const key = newKey();
-    const first = caller(key).make({ name: 'x' });
-    await new Promise((r) => setImmediate(r));
-    await expect(caller(key).make({ name: 'x' })).rejects.toMatchObject({ problemCode: 'conflict', detail: expect.stringMatching(/in progress/) });
-    await expect(caller(key).make({ name: 'y' })).rejects.toMatchObject({ problemCode: 'validation_failed' });
-    release();
-    expect(await first).toEqual({ made: 'x', run: 1 });
-    expect(await caller(key).make({ name: 'x' })).toEqual({ made: 'x', run: 1 });
-    expect(runs).toBe(1);
+    const c = createCallerFactory(probe)(createContextInner({ deps: app.deps, requestId: 't', authorization: `Bearer ${u.pat}`, idempotencyKey: newKey() }));
+    await expect(c.make({})).rejects.toMatchObject({ code: 'INTERNAL_SERVER_ERROR' });
+    expect(rows(app, 'SELECT count(*) AS n FROM idempotency_keys WHERE user_id = ?', u.userId)).toBe(0);
   });
 
   it('an exception escaping the procedure frees the key', async () => {
@@ -235,17 +234,21 @@ describe('in flight and concurrency', () => {
       make: authedProcedure
         .meta({ idempotent: true })
         .input(z.object({}))
-        .mutation(() => {
-          if (fail) throw new Error('disk on fire');
-          return { ok: true };
-        }),
+        .mutation(
+          atomic(() => {
+            if (fail) throw new Error('disk on fire');
+            return { ok: true };
+          }),
+        ),
       rateLimited: authedProcedure
         .meta({ idempotent: true })
         .input(z.object({}))
-        .mutation(() => {
-          if (fail) throw new AppError('rate_limited', 'slow down', { headers: { 'Retry-After': '1' } });
-          return { ok: true };
-        }),
+        .mutation(
+          atomic(() => {
+            if (fail) throw new AppError('rate_limited', 'slow down', { headers: { 'Retry-After': '1' } });
+            return { ok: true };
+          }),
+        ),
     });
     const u = await user();
     const factory = createCallerFactory(probe);
@@ -292,24 +295,8 @@ describe('durability and expiry', () => {
     expect(tagCount(b, u.userId)).toBe(1);
   });
 
-  it('a request left pending by a stopped process runs again after a restart (no 409 forever)', async () => {
-    const a = await startApp();
-    const u = await user(a);
-    const key = newKey();
-    const first = await post(a, '/v1/tags', u.pat, { name: 'Crash' }, key);
-    await call(a, 'DELETE', `/v1/tags/${first.body.id}`, { token: u.pat });
-    // As if the process died after claiming the key and before storing the answer.
-    a.deps.db.$client.prepare("UPDATE idempotency_keys SET state = 'pending' WHERE user_id = ?").run(u.userId);
-    expectProblem(await post(a, '/v1/tags', u.pat, { name: 'Crash' }, key), 409, 'conflict');
-    stopKeepingData(a);
-    const b = await restartApp(a);
-    extra.push(b, a);
-    const again = await post(b, '/v1/tags', u.pat, { name: 'Crash' }, key);
-    expect(again.status).toBe(201);
-    expect(again.headers.get('idempotent-replayed')).toBeNull();
-    expect(again.body.id).not.toBe(first.body.id);
-    expect((await post(b, '/v1/tags', u.pat, { name: 'Crash' }, key)).headers.get('idempotent-replayed')).toBe('true');
-  });
+  // A crash between the change and its stored answer cannot happen: they commit together
+  // (test/reliability/exactly-once.test.ts kills a real server right after the commit).
 
   it('answers expire after 24 hours and the purge job deletes them', async () => {
     const u = await user();

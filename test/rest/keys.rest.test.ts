@@ -61,7 +61,7 @@ describe('personal access tokens', () => {
   });
 
   it('at most 10 are created per day (rate_limited with Retry-After until the next UTC day)', async () => {
-    const local = await startApp();
+    const local = await startApp({ CAIRN_RATE_LIMIT_FACTOR: '1' });
     try {
       local.clock.set(Date.parse('2026-11-21T23:00:00.000Z'));
       const u = await registerUser(local);
@@ -76,6 +76,29 @@ describe('personal access tokens', () => {
       expect((await call(local, 'POST', '/v1/keys', { token: u.session, body: { name: 'x', scopes: ['tags:read'], expiresInDays: 30 } })).status).toBe(201);
     } finally {
       await local.close();
+    }
+  });
+
+  it('CAIRN_RATE_LIMIT_FACTOR scales the daily cap like every rate limit (DECISIONS §1); the 25-active cap is not a rate', async () => {
+    const local = await startApp({ CAIRN_RATE_LIMIT_FACTOR: '2' });
+    try {
+      local.clock.set(Date.parse('2026-11-21T10:00:00.000Z'));
+      const u = await registerUser(local);
+      const ids: string[] = [];
+      for (let i = 0; i < 20; i++) ids.push((await createPat(local, u.session, ['tags:read'])).id);
+      const r = await call(local, 'POST', '/v1/keys', { token: u.session, body: { name: 'x', scopes: ['tags:read'], expiresInDays: 30 } });
+      expect(expectProblem(r, 429, 'rate_limited').detail).toMatch(/20/);
+    } finally {
+      await local.close();
+    }
+    const many = await startApp({ CAIRN_RATE_LIMIT_FACTOR: '1000' });
+    try {
+      const u = await registerUser(many);
+      for (let i = 0; i < 25; i++) await createPat(many, u.session, ['tags:read']);
+      const r = await call(many, 'POST', '/v1/keys', { token: u.session, body: { name: 'x', scopes: ['tags:read'], expiresInDays: 30 } });
+      expect(expectProblem(r, 409, 'conflict').detail).toMatch(/25/);
+    } finally {
+      await many.close();
     }
   });
 

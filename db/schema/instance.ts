@@ -1,0 +1,9 @@
+// Facts about this installation, one row each. `instance_id`: a random id generated on first start
+// and kept with the data; first-party sessions are bound to it (DECISIONS §2), not to PUBLIC_URL
+// or the port, so changing either (or minting a session with the CLI) logs nobody out.
+import { sqliteTable, text } from 'drizzle-orm/sqlite-core';
+
+export const instanceMeta = sqliteTable('instance_meta', {
+  key: text('key').primaryKey(),
+  value: text('value').notNull(),
+});

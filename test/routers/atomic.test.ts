@@ -1,0 +1,73 @@
+// Issue 10: atomic() (routers/middleware/atomic.ts) runs a write in one IMMEDIATE transaction and
+// first checks that the request's credential still stands, so a write never seals content under a
+// data key a concurrent rotation has replaced. These call it with a principal authenticated
+// before the rotation, as a request on its way would hold.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startApp, type TestApp } from '../helpers/app.js';
+import { call, createPat, registerUser } from '../helpers/http.js';
+import { authenticate } from '../../server/auth/credentials.js';
+import { runWrite } from '../../routers/middleware/atomic.js';
+import { createTodo } from '../../routers/todos/model.js';
+import { loadConfig, type Config } from '../../server/config.js';
+import { openDb, closeDb } from '../../db/client.js';
+
+let app: TestApp;
+beforeAll(async () => {
+  app = await startApp();
+});
+afterAll(() => app.close());
+
+const todoCount = (userId: string) => (app.deps.db.$client.prepare('SELECT count(*) AS n FROM todos WHERE user_id = ?').get(userId) as { n: number }).n;
+
+describe('atomic()', () => {
+  it('refuses (401) a write whose credential a rotation ended after authentication; nothing is written', async () => {
+    const u = await registerUser(app, undefined, 'atomic password 1');
+    const pat = await createPat(app, u.session, ['tasks:write']);
+    const stale = await authenticate(app.deps, `Bearer ${pat.token}`);
+    const rot = await call(app, 'POST', '/v1/auth/rotate-key', { token: u.session, body: { password: 'atomic password 1' } });
+    expect(rot.status).toBe(200);
+    const ctx = { deps: app.deps, principal: stale, http: { headers: {} } };
+    expect(() => runWrite(ctx, () => createTodo(app.deps, stale, { title: 'under the old key' } as never))).toThrow(
+      expect.objectContaining({ problemCode: 'unauthorized' }),
+    );
+    expect(todoCount(u.userId)).toBe(0);
+  });
+
+  it('a write that fails leaves nothing of its earlier statements', async () => {
+    const u = await registerUser(app);
+    const pat = await createPat(app, u.session, ['tasks:write']);
+    const p = await authenticate(app.deps, `Bearer ${pat.token}`);
+    const ctx = { deps: app.deps, principal: p, http: { headers: {} } };
+    expect(() =>
+      runWrite(ctx, () => {
+        createTodo(app.deps, p, { title: 'first' } as never);
+        throw new Error('second step fails');
+      }),
+    ).toThrow('second step fails');
+    expect(todoCount(u.userId)).toBe(0);
+    expect((app.deps.db.$client.prepare('SELECT count(*) AS n FROM outbox WHERE user_id = ? AND type = ?').get(u.userId, 'todo.created') as { n: number }).n).toBe(0);
+  });
+});
+
+describe('durability (CAIRN_DURABILITY, DECISIONS §1)', () => {
+  const sync = (c: Config) => {
+    const db = openDb(':memory:', { durability: c.durability });
+    try {
+      return db.$client.pragma('synchronous', { simple: true });
+    } finally {
+      closeDb(db);
+    }
+  };
+  it('defaults to full (synchronous=FULL: a 2xx is on disk); relaxed opts into NORMAL; anything else is refused', () => {
+    expect(loadConfig({}).durability).toBe('full');
+    expect(sync(loadConfig({}))).toBe(2);
+    expect(sync(loadConfig({ CAIRN_DURABILITY: 'relaxed' }))).toBe(1);
+    expect(() => loadConfig({ CAIRN_DURABILITY: 'fast' })).toThrow(/CAIRN_DURABILITY/);
+  });
+
+  it('the app under test runs with the default', () => {
+    expect(app.deps.config.durability).toBe('full');
+    expect(app.deps.db.$client.pragma('synchronous', { simple: true })).toBe(2);
+    expect(app.deps.db.$client.pragma('secure_delete', { simple: true })).toBe(1);
+  });
+});
