@@ -23,7 +23,7 @@ export type RunRecord = {
   mode: 'quick' | 'full' | 'custom';
   machine: { cpu: string; cores: number; memGB: number; os: string; node: string };
   commit: string;
-  settings: { connections: number; warmupS: number; durationS: number; sizes: number[]; crudTodos: number; logLevel: string; only?: string };
+  settings: { durability?: 'full' | 'relaxed'; connections: number; warmupS: number; durationS: number; sizes: number[]; crudTodos: number; logLevel: string; only?: string };
   seed: { todos: number; seconds: number; notes: string[]; available: Record<string, boolean>; dbBytes: number | null };
   startMs: number[];
   rss: { idle: number | null; after: number | null; peak: number | null; largest: number };
@@ -161,6 +161,7 @@ export function renderReport(rec: RunRecord): string {
     `- Commit: ${rec.commit}`,
     `- Load: autocannon, ${s.connections} connections for throughput scenarios, 1 for the sized (decrypting) ones; warm-up ${s.warmupS} s (excluded), measured ${s.durationS} s per server per scenario; A/B/C order rotates per scenario`,
     `- Accounts: "crud" with ${s.crudTodos} to-dos (reads and writes), and one account per size: ${s.sizes.join(', ')} to-dos; Cairn LOG_LEVEL=${s.logLevel}`,
+    `- Durability: ${s.durability ?? 'relaxed (before CAIRN_DURABILITY existed)'} for B (synchronous=${s.durability === 'full' ? 'FULL' : 'NORMAL'}) and C (CAIRN_DURABILITY); rows marked "durability …" ran under the other setting`,
     `- Seeding Cairn: ${rec.seed.todos} to-dos in ${rec.seed.seconds.toFixed(1)} s through Cairn's own code (procedures; the to-do model); database ${fmtMB(rec.seed.dbBytes)}`,
     `- Whole run: ${rec.elapsedS.toFixed(0)} s${s.only ? `; only scenarios matching /${s.only}/` : ''}`,
     '',

@@ -45,6 +45,10 @@ const HELP = `npm run bench [-- options]
   --cpu-prof         run Cairn under node --cpu-prof; profiles land in bench-results/
   --skip-build       use dist/ as it is (otherwise it is rebuilt when stale, as npm start does)
   --keep-data        keep the temporary DATA_DIR (its path is printed)
+  --durability D     full (default, as deployed) or relaxed: CAIRN_DURABILITY for C and the same
+                     synchronous setting for B; the write scenarios then run again under the other
+                     setting (skip that with --no-compare)
+  --no-compare       do not rerun the write scenarios under the other durability
   --out DIR          where the report goes (default bench-results/)
 `;
 
@@ -62,6 +66,8 @@ function options() {
       'cpu-prof': { type: 'boolean', default: false },
       'skip-build': { type: 'boolean', default: false },
       'keep-data': { type: 'boolean', default: false },
+      durability: { type: 'string', default: 'full' },
+      'no-compare': { type: 'boolean', default: false },
       out: { type: 'string', default: path.join(ROOT, 'bench-results') },
       help: { type: 'boolean', default: false },
     },
@@ -79,6 +85,7 @@ function options() {
     return n;
   };
   const sizes = (values.sizes ?? (quick ? '1000,10000' : '1000,10000,50000')).split(',').map((x) => num(x.trim(), 0, 'sizes'));
+  if (values.durability !== 'full' && values.durability !== 'relaxed') throw new Error('--durability must be full or relaxed');
   const custom = values.sizes !== undefined || values.duration !== undefined || values.warmup !== undefined || values.only !== undefined;
   return {
     mode: (custom ? 'custom' : quick ? 'quick' : 'full') as RunRecord['mode'],
@@ -94,6 +101,8 @@ function options() {
     cpuProf: values['cpu-prof'],
     skipBuild: values['skip-build'],
     keepData: values['keep-data'],
+    durability: values.durability as 'full' | 'relaxed',
+    compare: !values['no-compare'],
     out: path.resolve(values.out),
     microMs: quick ? 30 : 100,
     microRounds: quick ? 5 : 9,
@@ -160,8 +169,9 @@ async function startPlain(file: string, name: string, env: Record<string, string
   return { child, url: `http://127.0.0.1:${ready.port}`, accounts: ready.accounts ?? [] };
 }
 
-async function startCairn(o: Opts, dataDir: string, port: number, profDir: string | null): Promise<Running & { startMs: number }> {
+async function startCairn(o: Opts, dataDir: string, port: number, profDir: string | null, durability = o.durability): Promise<Running & { startMs: number }> {
   const env = {
+    CAIRN_DURABILITY: durability,
     DATA_DIR: dataDir,
     PORT: String(port),
     HOST: '127.0.0.1',
@@ -220,7 +230,7 @@ async function main(): Promise<void> {
   log(`bench: seeding Cairn (${specs.reduce((n, s) => n + s.todos, 0)} to-dos) and B in parallel…`);
   const [seed, b] = await Promise.all([
     seedCairn(dataDir, specs, today),
-    startPlain('server-b.ts', 'server B', { BENCH_ACCOUNTS: JSON.stringify(specs), BENCH_TODAY: today }),
+    startPlain('server-b.ts', 'server B', { BENCH_ACCOUNTS: JSON.stringify(specs), BENCH_TODAY: today, BENCH_DURABILITY: o.durability }),
   ]);
   log(`bench: Cairn seeded ${seed.todosSeeded} to-dos in ${seed.seconds.toFixed(1)} s${seed.available.todos ? '' : ' (no to-do routes in this build: to-do scenarios are not available yet)'}`);
   for (const n of seed.notes) log(`bench: seeding note: ${n}`);
@@ -245,49 +255,26 @@ async function main(): Promise<void> {
   const scenarios = buildScenarios(o.sizes).filter((s) => (o.only ? o.only.test(s.id) : !(o.quick && s.group === 'tags')));
   const outcomes: ScenarioOutcome[] = [];
 
-  let k = 0;
-  for (const s of scenarios) {
-    const conns = s.connections === 'single' ? 1 : o.connections;
-    const outcome: ScenarioOutcome = { id: s.id, label: s.label, kind: s.kind, group: s.group, connections: conns, status: 'ok', results: {} };
-    if (s.size !== undefined) outcome.size = s.size;
-    if (s.op !== undefined) outcome.op = s.op;
-    outcomes.push(outcome);
-    const ac = accountsC.get(s.account)!;
-    const ab = accountsB.get(s.account)!;
-    const missing = missingData(s, ac, seed);
-    if (missing) {
-      outcome.status = 'unavailable';
-      outcome.reason = missing;
-      log(`bench: ${s.label}: not available yet (${missing})`);
-      continue;
-    }
-    const ctx = { today, nonce };
-    const pc = await probe(c.url, s.build(ac, 'C', ctx));
-    if (!pc.ok) {
-      outcome.status = pc.status;
-      outcome.reason = pc.reason;
-      log(`bench: ${s.label}: ${pc.status === 'unavailable' ? 'not available yet' : pc.status === 'refused' ? 'refused by Cairn' : 'ERROR'} (${pc.reason})`);
-      continue;
-    }
-    const pb = await probe(b.url, s.build(ab, 'B', ctx));
-    if (!pb.ok) throw new Error(`server B cannot serve ${s.label}: ${pb.reason}`);
-
-    for (const t of rotate(['A', 'B', 'C'] as const, k++)) {
-      // A gets C's exact request (token, ids, body) and answers its fixed JSON.
-      const req = () => s.build(t === 'B' ? ab : ac, t === 'B' ? 'B' : 'C', ctx);
-      if (o.warmupS > 0) await runLoad(urls[t], req(), { connections: conns, seconds: o.warmupS });
-      outcome.results[t] = await runLoad(urls[t], req(), { connections: conns, seconds: o.durationS });
-    }
-    const r = outcome.results;
-    log(
-      `bench: ${s.label.padEnd(40)} A ${fmtRate(r.A!.rps).padStart(6)}/s  B ${fmtRate(r.B!.rps).padStart(6)}/s p50 ${fmtMs(r.B!.lat.p50)}  ` +
-        `C ${fmtRate(r.C!.rps).padStart(6)}/s p50 ${fmtMs(r.C!.lat.p50)} p99 ${fmtMs(r.C!.lat.p99)}  C/B ${fmtPct(ratio(r.C!.rps, r.B!.rps))}` +
-        (r.C!.non2xx || r.C!.errors ? `  ⚠ C non-2xx ${JSON.stringify(r.C!.statuses)} errors ${r.C!.errors}` : ''),
-    );
-  }
-
+  const ctx = { today, nonce };
+  const run = (list: Scenario[], on: Record<Target, string>, suffix = '') => runScenarios(o, list, on, accountsB, accountsC, seed, ctx, outcomes, suffix);
+  await run(scenarios, urls);
   const after = rssOf(c.child.proc.pid);
-  await Promise.all([stop(c.child), stop(a.child), stop(b.child)]);
+  await Promise.all([stop(c.child), stop(b.child)]);
+
+  // Issue 10.3: what durability costs. The write scenarios again, B and C both under the other
+  // setting (B reseeded with the CRUD account only; C on the same data).
+  const writes = scenarios.filter((x) => x.kind === 'write' && x.group === 'core');
+  if (o.compare && writes.length) {
+    const other = o.durability === 'full' ? 'relaxed' : 'full';
+    log(`bench: the write scenarios again with durability ${other} (B and C)…`);
+    const b2 = await startPlain('server-b.ts', 'server B', { BENCH_ACCOUNTS: JSON.stringify(specs.filter((x) => x.name === CRUD_ACCOUNT)), BENCH_TODAY: today, BENCH_DURABILITY: other });
+    const c2 = await startCairn(o, dataDir, port, null, other);
+    const b2Accounts = new Map(b2.accounts.map((x) => [x.name, x]));
+    for (const [name, acc] of b2Accounts) accountsB.set(name, acc);
+    await run(writes, { A: a.url, B: b2.url, C: c2.url }, other);
+    await Promise.all([stop(c2.child), stop(b2.child)]);
+  }
+  await stop(a.child);
 
   let micro: MicroResult | null = null;
   const crud = accountsC.get(CRUD_ACCOUNT)!;
@@ -319,7 +306,7 @@ async function main(): Promise<void> {
     mode: o.mode,
     machine: machine(),
     commit: commit(),
-    settings: { connections: o.connections, warmupS: o.warmupS, durationS: o.durationS, sizes: o.sizes, crudTodos: o.crudTodos, logLevel: o.logLevel, ...(o.onlySource ? { only: o.onlySource } : {}) },
+    settings: { durability: o.durability, connections: o.connections, warmupS: o.warmupS, durationS: o.durationS, sizes: o.sizes, crudTodos: o.crudTodos, logLevel: o.logLevel, ...(o.onlySource ? { only: o.onlySource } : {}) },
     seed: { todos: seed.todosSeeded, seconds: seed.seconds, notes: seed.notes, available: seed.available, dbBytes },
     startMs,
     rss: { idle: idle?.rss ?? null, after: after?.rss ?? null, peak: after?.peak ?? null, largest: Math.max(...o.sizes) },
@@ -335,6 +322,60 @@ async function main(): Promise<void> {
   writeFileSync(path.join(o.out, `bench-${stamp}.json`), JSON.stringify(record, null, 2) + '\n');
   process.stdout.write(`\n${md}\n`);
   log(`bench: report written to ${path.relative(ROOT, mdFile)}${profDir ? `; CPU profiles in ${path.relative(ROOT, profDir)}` : ''}`);
+}
+
+let k = 0;
+
+/** Runs scenarios against A, B and C (interleaved, rotated), appending to `outcomes`. */
+async function runScenarios(
+  o: Opts,
+  scenarios: Scenario[],
+  urls: Record<Target, string>,
+  accountsB: Map<string, SeededAccount>,
+  accountsC: Map<string, SeededAccount>,
+  seed: SeedResult,
+  ctx: { today: string; nonce: string },
+  outcomes: ScenarioOutcome[],
+  suffix: string,
+): Promise<void> {
+  for (const s of scenarios) {
+    const conns = s.connections === 'single' ? 1 : o.connections;
+    const outcome: ScenarioOutcome = { id: suffix ? `${s.id}@${suffix}` : s.id, label: suffix ? `${s.label} (durability ${suffix})` : s.label, kind: s.kind, group: s.group, connections: conns, status: 'ok', results: {} };
+    if (s.size !== undefined) outcome.size = s.size;
+    if (s.op !== undefined) outcome.op = s.op;
+    outcomes.push(outcome);
+    const ac = accountsC.get(s.account)!;
+    const ab = accountsB.get(s.account)!;
+    const missing = missingData(s, ac, seed);
+    if (missing) {
+      outcome.status = 'unavailable';
+      outcome.reason = missing;
+      log(`bench: ${s.label}: not available yet (${missing})`);
+      continue;
+    }
+    const pc = await probe(urls.C, s.build(ac, 'C', ctx));
+    if (!pc.ok) {
+      outcome.status = pc.status;
+      outcome.reason = pc.reason;
+      log(`bench: ${s.label}: ${pc.status === 'unavailable' ? 'not available yet' : pc.status === 'refused' ? 'refused by Cairn' : 'ERROR'} (${pc.reason})`);
+      continue;
+    }
+    const pb = await probe(urls.B, s.build(ab, 'B', ctx));
+    if (!pb.ok) throw new Error(`server B cannot serve ${s.label}: ${pb.reason}`);
+
+    for (const t of rotate(['A', 'B', 'C'] as const, k++)) {
+      // A gets C's exact request (token, ids, body) and answers its fixed JSON.
+      const req = () => s.build(t === 'B' ? ab : ac, t === 'B' ? 'B' : 'C', ctx);
+      if (o.warmupS > 0) await runLoad(urls[t], req(), { connections: conns, seconds: o.warmupS });
+      outcome.results[t] = await runLoad(urls[t], req(), { connections: conns, seconds: o.durationS });
+    }
+    const r = outcome.results;
+    log(
+      `bench: ${s.label.padEnd(40)} A ${fmtRate(r.A!.rps).padStart(6)}/s  B ${fmtRate(r.B!.rps).padStart(6)}/s p50 ${fmtMs(r.B!.lat.p50)}  ` +
+        `C ${fmtRate(r.C!.rps).padStart(6)}/s p50 ${fmtMs(r.C!.lat.p50)} p99 ${fmtMs(r.C!.lat.p99)}  C/B ${fmtPct(ratio(r.C!.rps, r.B!.rps))}` +
+        (r.C!.non2xx || r.C!.errors ? `  ⚠ C non-2xx ${JSON.stringify(r.C!.statuses)} errors ${r.C!.errors}` : ''),
+    );
+  }
 }
 
 /** Why a scenario cannot run against this build, judged from what the seeder could create. */

@@ -18,7 +18,8 @@ const today = process.env.BENCH_TODAY ?? new Date().toISOString().slice(0, 10);
 const dir = mkdtempSync(path.join(tmpdir(), 'cairn-bench-b-'));
 const db = new Database(path.join(dir, 'b.db'));
 db.pragma('journal_mode = WAL');
-db.pragma('synchronous = NORMAL');
+// The same durability as C (issue 10.3): FULL unless the run says relaxed.
+db.pragma(`synchronous = ${process.env.BENCH_DURABILITY === 'relaxed' ? 'NORMAL' : 'FULL'}`);
 db.pragma('foreign_keys = ON');
 db.pragma('busy_timeout = 5000');
 
