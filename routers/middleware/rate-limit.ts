@@ -19,6 +19,7 @@ import { credentials } from '../../db/schema/index.js';
 import { RATE_BUCKETS, scaleBucket, type RateBucket, type RateBucketName, type WindowBucket } from '../../server/config.js';
 import type { Deps } from '../../server/deps.js';
 import { AppError } from '../../server/errors.js';
+import { credentialBucketKey } from '../../server/auth/credentials.js';
 
 /** What one bucket said about one request. */
 export type BucketResult = {
@@ -229,12 +230,13 @@ export type RateContext = {
   credentialSubject?: string | undefined;
 };
 
-/** The bucket subject of the presented token: its SHA-256, computed once per request. */
+/**
+ * The bucket subject of the presented credential: SHA-256 of its canonical token, computed once per
+ * request (issue 11.4: another spelling of the header or of the token is the same credential).
+ */
 function credentialSubject(ctx: RateContext): string | undefined {
   if (ctx.credentialSubject !== undefined) return ctx.credentialSubject;
-  const value = ctx.authorization?.trim();
-  if (!value) return undefined;
-  ctx.credentialSubject = createHash('sha256').update(value, 'utf8').digest('base64url');
+  ctx.credentialSubject = credentialBucketKey(ctx.authorization) ?? (ctx.authorization?.trim() ? createHash('sha256').update(ctx.authorization.trim(), 'utf8').digest('base64url') : undefined);
   return ctx.credentialSubject;
 }
 

@@ -118,6 +118,48 @@ export function patToken(secret: Buffer): string {
 
 type Presented = { kind: CredentialKind; secret: Buffer; claimedUser?: string; claimedId?: string };
 
+/** base64url in its one canonical spelling (no padding, unused trailing bits zero), or null. */
+function canonicalB64u(part: string): string | null {
+  const bytes = fromB64u(part);
+  if (!bytes) return null;
+  return toB64u(bytes);
+}
+
+const BEARER = /^Bearer[ ]+([\x21-\x7e]+)[ ]*$/i;
+
+/**
+ * The token of an `Authorization: Bearer …` header in canonical form: every base64url part
+ * re-encoded (issue 11.4: the unused bits of a last character, or another spelling, must not make
+ * another credential). `canonical` is false when the presented spelling differs; such a token is
+ * refused, but still counted against the bucket of the credential it spells.
+ */
+export function canonicalBearer(authorization: string | undefined): { token: string; canonical: boolean } | null {
+  const m = authorization ? BEARER.exec(authorization) : null;
+  if (!m) return null;
+  const presented = m[1]!;
+  if (presented.startsWith(PAT_PREFIX)) {
+    const body = canonicalB64u(presented.slice(PAT_PREFIX.length));
+    if (!body) return { token: presented, canonical: false };
+    const token = PAT_PREFIX + body;
+    return { token, canonical: token === presented };
+  }
+  const parts = presented.split('.');
+  if (parts.length === 3) {
+    const canon = parts.map(canonicalB64u);
+    if (canon.every((c) => c !== null)) {
+      const token = canon.join('.');
+      return { token, canonical: token === presented };
+    }
+  }
+  return { token: presented, canonical: false };
+}
+
+/** The rate-limit subject of a presented credential: SHA-256 of its canonical token. */
+export function credentialBucketKey(authorization: string | undefined): string | undefined {
+  const c = canonicalBearer(authorization);
+  return c ? sha256(c.token).toString('base64url') : undefined;
+}
+
 async function parseBearer(deps: Deps, token: string): Promise<Presented | null> {
   if (token.startsWith(PAT_PREFIX)) {
     const secret = fromB64u(token.slice(PAT_PREFIX.length));
@@ -132,7 +174,7 @@ async function parseBearer(deps: Deps, token: string): Promise<Presented | null>
         currentDate: new Date(deps.clock()),
       });
       const secret = typeof payload.sk === 'string' ? fromB64u(payload.sk) : null;
-      if (!secret || secret.length !== 32 || typeof payload.sid !== 'string' || !payload.sub) return null;
+      if (!secret || secret.length !== 32 || toB64u(secret) !== payload.sk || typeof payload.sid !== 'string' || !payload.sub) return null;
       return { kind: 'session', secret, claimedUser: payload.sub, claimedId: payload.sid };
     } catch (e) {
       if (e instanceof joseErrors.JOSEError) return null;
@@ -147,9 +189,10 @@ const TOUCH_EVERY_MS = 60_000;
 /** Resolves `Authorization: Bearer …` to a principal holding the unwrapped data key. */
 export async function authenticate(deps: Deps, authorization: string | undefined): Promise<Principal> {
   if (!authorization) throw unauthorized(deps, 'A bearer credential is required.', false);
-  const m = /^Bearer[ ]+([\x21-\x7e]+)[ ]*$/i.exec(authorization);
-  if (!m) throw unauthorized(deps, 'The Authorization header must be "Bearer <token>".', true);
-  const presented = await parseBearer(deps, m[1]!);
+  const bearer = canonicalBearer(authorization);
+  if (!bearer) throw unauthorized(deps, 'The Authorization header must be "Bearer <token>".', true);
+  if (!bearer.canonical) throw unauthorized(deps, 'The credential is not valid.', true);
+  const presented = await parseBearer(deps, bearer.token);
   if (!presented) throw unauthorized(deps, 'The credential is not valid.', true);
 
   const byHash = prepared(deps.db, 'credentials.byHash', (db) =>

@@ -351,3 +351,49 @@ describe('route buckets', () => {
     expect(size()).toBe(1);
   });
 });
+
+describe('the credential buckets count the credential, not its spelling (issue 11.4)', () => {
+  /** A base64url string whose last character spells the same bytes with other unused bits. */
+  function respell(b64u: string): string {
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    const last = b64u[b64u.length - 1]!;
+    const unusedBits = (b64u.length * 6) % 8; // 32 bytes → 43 chars → 258 bits: 2 unused
+    const i = alphabet.indexOf(last);
+    return b64u.slice(0, -1) + alphabet[(i & ~((1 << unusedBits) - 1)) | 1]!;
+  }
+
+  it('re-spelt Authorization headers share one budget; a non-canonical token is refused and counted', async () => {
+    // factor 0.05: 30 requests per credential per window, edge 1/s with burst 5 (the clock moves 1 s a request).
+    const app = await app1({ CAIRN_RATE_LIMIT_FACTOR: '0.05' });
+    app.clock.set(Math.floor(app.clock() / WINDOW) * WINDOW + WINDOW);
+    const u = await registerUser(app);
+    const pat = (await createPat(app, u.session, ['tags:read'])).token;
+    app.clock.set(Math.floor(app.clock() / WINDOW) * WINDOW + WINDOW);
+    const body = pat.slice('cairn_pat_'.length);
+    const odd = `cairn_pat_${respell(body)}`;
+    expect(odd).not.toBe(pat);
+    const spellings = [`Bearer ${pat}`, `bearer ${pat}`, `BEARER   ${pat}  `, `Bearer ${odd}`];
+    const statuses: number[] = [];
+    for (let i = 0; i < 30; i++) {
+      app.clock.advance(1000);
+      const r = await call(app, 'GET', '/v1/tags', { headers: { authorization: spellings[i % spellings.length]! } });
+      statuses.push(r.status);
+      if (spellings[i % spellings.length]!.includes(odd)) expectProblem(r, 401, 'unauthorized');
+      else expect(r.status).toBe(200);
+    }
+    app.clock.advance(1000);
+    const refused = await call(app, 'GET', '/v1/tags', { headers: { authorization: `bEaReR ${pat}` } });
+    expectProblem(refused, 429, 'rate_limited');
+    expect(statuses.filter((s) => s === 429)).toEqual([]);
+  });
+
+  it('a session JWT re-spelt in its signature is refused (one credential, one spelling)', async () => {
+    const app = await app1();
+    const u = await registerUser(app);
+    const [h, p, sig] = u.session.split('.') as [string, string, string];
+    const odd = `${h}.${p}.${respell(sig)}`;
+    expect(odd).not.toBe(u.session);
+    expect((await call(app, 'GET', '/v1/me', { token: u.session })).status).toBe(200);
+    expectProblem(await call(app, 'GET', '/v1/me', { token: odd }), 401, 'unauthorized');
+  });
+});
