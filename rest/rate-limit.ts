@@ -3,7 +3,7 @@
 // checks live in routers/middleware/rate-limit.ts, shared by /v1 and /trpc.
 import type { NextFunction, Request, Response } from 'express';
 import onHeaders from 'on-headers';
-import type { RateBucketName } from '../server/config.js';
+import { LIMITS, type RateBucketName } from '../server/config.js';
 import type { Deps } from '../server/deps.js';
 import { limiterFor, refuseIfAny, RateTracker } from '../routers/middleware/rate-limit.js';
 import { requestState } from './state.js';
@@ -13,6 +13,19 @@ const TRACKERS = new WeakMap<object, RateTracker>();
 /** The tracker of a request (created by `edgeLimit`); the tRPC context carries it to procedures. */
 export function rateTrackerOf(req: Request): RateTracker | undefined {
   return TRACKERS.get(req);
+}
+
+/**
+ * Issue 11.1: a /trpc batch (`/trpc/a,b,c?batch=1`) costs the edge bucket one token per call, as
+ * the calls would alone (the per-credential and route buckets already count each call). Larger
+ * batches than LIMITS.trpcBatchMax are refused by the adapter; the cost is capped just above it.
+ */
+export function callsIn(url: string): number {
+  if (!url.startsWith('/trpc/')) return 1;
+  const q = url.indexOf('?');
+  if (q < 0 || !/[?&]batch=1(?:&|$)/.test(url.slice(q))) return 1;
+  const names = url.slice('/trpc/'.length, q).split(',').length;
+  return Math.max(1, Math.min(names, LIMITS.trpcBatchMax + 1));
 }
 
 /**
@@ -28,7 +41,7 @@ export function edgeLimit(deps: Deps) {
     onHeaders(res, () => {
       for (const [k, v] of Object.entries(tracker.headers())) res.setHeader(k, v);
     });
-    const results = limiter.hit([{ name: 'edge', subject: requestState(req).ip }]);
+    const results = limiter.hit([{ name: 'edge', subject: requestState(req).ip, cost: callsIn(req.url) }]);
     tracker.add(results);
     try {
       refuseIfAny(results);

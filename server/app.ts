@@ -92,6 +92,8 @@ export function createApp(deps: Deps): express.Express {
     createExpressMiddleware({
       router: appRouter,
       maxBodySize: LIMITS.jsonBodyBytes,
+      // Issue 11.1: one request buys bounded work; every call also counts against its buckets.
+      maxBatchSize: LIMITS.trpcBatchMax,
       createContext: ({ req }) => {
         const state = requestState(req);
         return createContextInner({ deps, requestId: state.requestId, authorization: req.headers.authorization, ip: state.ip, ...requestExtras(req) });

@@ -73,6 +73,14 @@ export const LIMITS = {
   /** DECISIONS §4: JSON bodies up to 1 MiB; file uploads up to 25 MiB. */
   jsonBodyBytes: 1024 * 1024,
   fileBodyBytes: 25 * 1024 * 1024,
+  /**
+   * Issue 11.1: calls in one /trpc batch (each counts against the buckets it would hit alone), and
+   * password hashes (scrypt) running at once; more wait in a queue of `passwordQueue`, beyond
+   * which a request is refused with 429.
+   */
+  trpcBatchMax: 16,
+  passwordConcurrency: 2,
+  passwordQueue: 64,
   /** Spec §7 account_too_large: rows a request may decrypt beyond its page (server/decrypt-budget.ts). */
   decryptRowsPerRequest: 20_000,
   /** To-dos (DECISIONS §5): title, tags and checklist sizes. */
@@ -88,7 +96,7 @@ const DAY = 24 * HOUR;
  * `countOn: 'success'`: only requests that succeed are counted (creation quotas); others count
  * every attempt.
  */
-export type WindowBucket = { per: 'credential' | 'user' | 'ip'; limit: number; windowMs: number; countOn?: 'success' };
+export type WindowBucket = { per: 'credential' | 'user' | 'ip' | 'account'; limit: number; windowMs: number; countOn?: 'success' | 'failure' };
 /** A token bucket: refills `ratePerSecond`, holds at most `burst`. */
 export type TokenBucket = { per: 'ip'; ratePerSecond: number; burst: number };
 export type RateBucket = WindowBucket | TokenBucket;
@@ -113,6 +121,12 @@ export const RATE_BUCKETS = {
   keyCreate: { per: 'user', limit: LIMITS.personalTokens.perDay, windowMs: DAY, countOn: 'success' },
   webhookCreate: { per: 'user', limit: 20, windowMs: HOUR, countOn: 'success' },
   edge: { per: 'ip', ratePerSecond: 20, burst: 100 },
+  // Issue 11.1 (docs/security.md "Password checks"): every request that runs a password hash
+  // (register, login, password change, rotate-key) counts per IP; wrong passwords count per
+  // account (login by email, the others by the signed-in user), so guessing one account from many
+  // addresses stops too. Not in spec §8.1: Cairn's own.
+  passwordIp: { per: 'ip', limit: 20, windowMs: 5 * MINUTE },
+  passwordFailures: { per: 'account', limit: 10, windowMs: 15 * MINUTE, countOn: 'failure' },
 } as const satisfies Record<string, RateBucket>;
 
 export type RateBucketName = keyof typeof RATE_BUCKETS;

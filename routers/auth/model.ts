@@ -1,5 +1,5 @@
 // First-party accounts and sessions (DECISIONS §2, spec §5.4). Transport-agnostic.
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { users } from '../../db/schema/index.js';
 import { resealUser } from '../../db/sealed.js';
 import { flushDeleted, type Tx } from '../../db/client.js';
@@ -75,16 +75,72 @@ export async function register(deps: Deps, input: { email: string; password: str
     },
     { behavior: 'immediate' },
   );
+  DECOY_COST.delete(deps.db);
   return { user: { id: userId, email }, ...(await sessionToken(deps, session)) };
+}
+
+/**
+ * The cost an unknown email's decoy check spends (issue 11.7): the scrypt cost most existing
+ * accounts have, so a wrong email and a wrong password take the same time even while accounts
+ * still carry an older CAIRN_SCRYPT_LOG_N (they move to the current one as they log in). Cached per
+ * database; refreshed after a rehash.
+ */
+const DECOY_COST = new WeakMap<object, number>();
+
+export function decoyLogN(deps: Deps): number {
+  let logN = DECOY_COST.get(deps.db);
+  if (logN === undefined) {
+    const common = deps.db.$client.prepare('SELECT pw_params AS p FROM users GROUP BY pw_params ORDER BY count(*) DESC LIMIT 1').get() as { p: string } | undefined;
+    logN = common ? (JSON.parse(common.p) as PasswordRecord['params']).logN : deps.config.scryptLogN;
+    DECOY_COST.set(deps.db, logN);
+  }
+  return logN;
+}
+
+/** The per-account subject of the wrong-password bucket: the email's index, known account or not. */
+export function accountKeyForEmail(deps: Deps, email: string): string {
+  return emailIndex(deps, email).toString('base64url');
+}
+
+export function accountKeyForUser(deps: Deps, userId: string): string {
+  const row = deps.db.select({ emailIndex: users.emailIndex }).from(users).where(eq(users.id, userId)).get();
+  return row ? row.emailIndex.toString('base64url') : `user:${userId}`;
 }
 
 /** A wrong password and an unknown email answer alike, after the same scrypt work. */
 export async function login(deps: Deps, input: { email: string; password: string }) {
   const row = deps.db.select().from(users).where(eq(users.emailIndex, emailIndex(deps, input.email))).get();
-  const kek = await verifyPassword(input.password, row ? recordOf(row) : decoyRecord(deps.config.scryptLogN));
+  const kek = await verifyPassword(input.password, row ? recordOf(row) : decoyRecord(decoyLogN(deps)));
   if (!row || !kek) throw new AppError('unauthorized', 'The email or password is wrong.');
   const dek = unwrapDataKey(kek, row.id, PASSWORD_PURPOSE, row.pwWrappedKey);
+  if (recordOf(row).params.logN !== deps.config.scryptLogN) await rehash(deps, row, input.password, dek);
   return issueSession(deps, row.id, dek);
+}
+
+/**
+ * Issue 11.7: an account hashed at another cost than CAIRN_SCRYPT_LOG_N is re-hashed at the current
+ * cost on a successful login (the data key re-wrapped under the new password key), unless its
+ * password record changed meanwhile.
+ */
+async function rehash(deps: Deps, row: UserRow, password: string, dek: Buffer): Promise<void> {
+  const { record, kek } = await hashPassword(password, deps.config.scryptLogN);
+  deps.db.transaction(
+    (tx) => {
+      tx.update(users)
+        .set({
+          pwSalt: record.salt,
+          pwParams: JSON.stringify(record.params),
+          pwVerifier: record.verifier,
+          pwWrappedKey: wrapDataKey(kek, row.id, PASSWORD_PURPOSE, dek),
+          updatedAt: deps.clock(),
+        })
+        .where(and(eq(users.id, row.id), eq(users.pwVerifier, row.pwVerifier), eq(users.pwWrappedKey, row.pwWrappedKey)))
+        .run();
+    },
+    { behavior: 'immediate' },
+  );
+  DECOY_COST.delete(deps.db);
+  flushDeleted(deps.db);
 }
 
 export function logout(deps: Deps, principal: Principal): void {

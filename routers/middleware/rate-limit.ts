@@ -67,10 +67,10 @@ export class RateLimiter {
    * bucket refuses, none is counted (a refused request costs no budget elsewhere).
    * `peek` checks without counting (buckets that count only successes call `commit` later).
    */
-  hit(hits: { name: RateBucketName; subject: string }[], opts: { peek?: boolean } = {}): BucketResult[] {
+  hit(hits: { name: RateBucketName; subject: string; cost?: number }[], opts: { peek?: boolean } = {}): BucketResult[] {
     const now = this.deps.clock();
     this.sweep(now);
-    const plans = hits.map((h) => this.plan(h.name, h.subject, now));
+    const plans = hits.map((h) => this.plan(h.name, h.subject, now, h.cost ?? 1));
     const allowed = plans.every((p) => p.result.allowed);
     if (allowed && !opts.peek) for (const p of plans) p.commit();
     return plans.map((p) => (allowed && !opts.peek ? p.result : p.peekResult));
@@ -83,12 +83,13 @@ export class RateLimiter {
     return p.result;
   }
 
-  private plan(name: RateBucketName, subject: string, now: number) {
+  /** `cost`: how many requests this hit stands for (a /trpc batch of n calls costs n at the edge). */
+  private plan(name: RateBucketName, subject: string, now: number, cost = 1) {
     const b = this.buckets[name];
-    return 'limit' in b ? this.planWindow(name, b, subject, now) : this.planTokens(name, b.ratePerSecond, b.burst, subject, now);
+    return 'limit' in b ? this.planWindow(name, b, subject, now, cost) : this.planTokens(name, b.ratePerSecond, b.burst, subject, now, cost);
   }
 
-  private planWindow(name: RateBucketName, b: WindowBucket, subject: string, now: number) {
+  private planWindow(name: RateBucketName, b: WindowBucket, subject: string, now: number, cost: number) {
     const key = `${name}\0${subject}`;
     const windowStart = Math.floor(now / b.windowMs) * b.windowMs;
     let entry = this.windows.get(key);
@@ -99,31 +100,31 @@ export class RateLimiter {
     }
     const e = entry;
     const resetSeconds = Math.max(1, Math.ceil((windowStart + b.windowMs - now) / 1000));
-    const allowed = e.count < b.limit;
+    const allowed = e.count + cost <= b.limit;
     const result: BucketResult = {
       bucket: name,
       limit: b.limit,
-      remaining: Math.max(0, b.limit - e.count - (allowed ? 1 : 0)),
+      remaining: Math.max(0, b.limit - e.count - (allowed ? cost : 0)),
       resetSeconds,
       retryAfter: allowed ? 0 : resetSeconds,
       allowed,
     };
     const peekResult: BucketResult = { ...result, remaining: Math.max(0, b.limit - e.count) };
-    return { result, peekResult, commit: () => void (e.count += 1) };
+    return { result, peekResult, commit: () => void (e.count += cost) };
   }
 
-  private planTokens(name: RateBucketName, rate: number, burst: number, subject: string, now: number) {
+  private planTokens(name: RateBucketName, rate: number, burst: number, subject: string, now: number, cost: number) {
     const key = `${name}\0${subject}`;
     const entry = this.tokens.get(key) ?? { tokens: burst, at: now };
     const tokens = Math.min(burst, entry.tokens + (Math.max(0, now - entry.at) / 1000) * rate);
-    const allowed = tokens >= 1;
-    const after = allowed ? tokens - 1 : tokens;
+    const allowed = tokens >= cost;
+    const after = allowed ? tokens - cost : tokens;
     const result: BucketResult = {
       bucket: name,
       limit: burst,
       remaining: Math.floor(after),
       resetSeconds: Math.ceil((burst - after) / rate),
-      retryAfter: allowed ? 0 : Math.max(1, Math.ceil((1 - tokens) / rate)),
+      retryAfter: allowed ? 0 : Math.max(1, Math.ceil((Math.min(cost, burst) - tokens) / rate)),
       allowed,
     };
     const peekResult: BucketResult = { ...result, remaining: Math.floor(tokens), resetSeconds: Math.ceil((burst - tokens) / rate) };
@@ -284,4 +285,28 @@ export function limitRoute(
     const counted = ok ? later.map((h) => limiter.commit(h.name, h.subject)) : peeked;
     ctx.rate?.add(counted);
   };
+}
+
+/**
+ * Issue 11.1: a bucket counted on failures only (wrong passwords per account). Refuses at once when
+ * the bucket is spent (before any password work), runs `attempt`, and counts a hit when it fails
+ * with one of `failures` (the wrong-password answers).
+ */
+export async function limitFailures<T>(
+  ctx: RateContext,
+  name: RateBucketName,
+  subject: string,
+  attempt: () => Promise<T>,
+  isFailure: (e: unknown) => boolean,
+): Promise<T> {
+  const limiter = limiterFor(ctx.deps);
+  const peeked = limiter.hit([{ name, subject }], { peek: true });
+  ctx.rate?.add(peeked);
+  refuseIfAny(peeked);
+  try {
+    return await attempt();
+  } catch (e) {
+    if (isFailure(e)) ctx.rate?.add([limiter.commit(name, subject)]);
+    throw e;
+  }
 }

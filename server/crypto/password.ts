@@ -4,6 +4,50 @@
 // value that opens content without the password.
 import { randomBytes, scrypt } from 'node:crypto';
 import { constantTimeEqual, sha256 } from './secrets.js';
+import { LIMITS } from '../config.js';
+
+/**
+ * Issue 11.1: at most LIMITS.passwordConcurrency scrypt runs at once (each ~0.5 s and 128 MiB at
+ * the default cost). scrypt runs on libuv's thread pool (4 threads), which also serves the
+ * WebCrypto HMAC that verifies session JWTs and file I/O: capping scrypt below the pool size keeps
+ * threads free for them, so password hashing can never starve other requests. More calls wait in a
+ * bounded queue; past it, `PasswordBusyError` (answered 429 with Retry-After).
+ */
+export class PasswordBusyError extends Error {
+  constructor() {
+    super('password hashing is saturated');
+  }
+}
+
+let running = 0;
+let peak = 0;
+const waiting: (() => void)[] = [];
+
+async function acquire(): Promise<void> {
+  if (running < LIMITS.passwordConcurrency) {
+    running++;
+    peak = Math.max(peak, running);
+    return;
+  }
+  if (waiting.length >= LIMITS.passwordQueue) throw new PasswordBusyError();
+  await new Promise<void>((resolve) => waiting.push(resolve));
+  // The releasing call handed its slot over: `running` is unchanged.
+}
+
+function release(): void {
+  const next = waiting.shift();
+  if (next) next();
+  else running--;
+}
+
+/** For tests and the bench: scrypt runs now, the most seen at once, and callers waiting. */
+export function passwordHashingStats(): { running: number; peak: number; waiting: number } {
+  return { running, peak, waiting: waiting.length };
+}
+
+export function resetPasswordHashingPeak(): void {
+  peak = running;
+}
 
 export type PasswordParams = { logN: number; r: number; p: number };
 
@@ -13,7 +57,16 @@ export type PasswordRecord = {
   verifier: Buffer; // SHA-256 of the verification half
 };
 
-function derive(password: string, salt: Buffer, params: PasswordParams): Promise<Buffer> {
+async function derive(password: string, salt: Buffer, params: PasswordParams): Promise<Buffer> {
+  await acquire();
+  try {
+    return await deriveNow(password, salt, params);
+  } finally {
+    release();
+  }
+}
+
+function deriveNow(password: string, salt: Buffer, params: PasswordParams): Promise<Buffer> {
   const N = 2 ** params.logN;
   return new Promise((resolve, reject) => {
     scrypt(

@@ -4,6 +4,7 @@
 import type { Deps } from '../deps.js';
 import type { Principal } from '../auth/credentials.js';
 import { LIMITS } from '../config.js';
+import { flushDeleted } from '../../db/client.js';
 import { entriesTrashedBefore, removeEntries } from '../../routers/trash/model.js';
 
 const DAY = 86_400_000;
@@ -21,5 +22,7 @@ export function purgeTrash(deps: Deps): number {
   for (const [userId, list] of byUser) {
     deps.db.transaction((tx) => removeEntries(deps, tx, keylessPrincipal(userId), list, now));
   }
+  // Purged content leaves the WAL too (docs/security.md "What deletion guarantees").
+  if (entries.length) flushDeleted(deps.db);
   return entries.length;
 }

@@ -4,6 +4,7 @@
 import type { Deps } from '../deps.js';
 import { purgeIdempotencyKeys } from './purge.js';
 import { purgeTrash } from './purge-trash.js';
+import { purgeCredentials } from './purge-credentials.js';
 
 export type Job = { name: string; everyMs: number; run: (deps: Deps) => number | void };
 
@@ -11,6 +12,7 @@ export type Job = { name: string; everyMs: number; run: (deps: Deps) => number |
 export const JOBS: Job[] = [
   { name: 'purge-idempotency-keys', everyMs: 10 * 60_000, run: purgeIdempotencyKeys },
   { name: 'purge-trash', everyMs: 60 * 60_000, run: purgeTrash },
+  { name: 'purge-credentials', everyMs: 10 * 60_000, run: purgeCredentials },
 ];
 
 export function runJob(deps: Deps, job: Job): void {
