@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { LIMITS } from '../server/config.js';
 import { IdRef } from '../server/ids.js';
+import { isCalendarDate } from '../server/calendar.js';
 
 /** Spec §2 rule 3: six hex digits with or without a leading '#', max 16 characters. */
 export const ColorHex = z
@@ -17,10 +18,7 @@ export const DateOnly = z
   .string()
   .max(10)
   .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date as YYYY-MM-DD')
-  .refine((s) => {
-    const d = new Date(`${s}T00:00:00Z`);
-    return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s;
-  }, 'is not a calendar date');
+  .refine(isCalendarDate, 'is not a calendar date');
 
 export const Timestamp = z.string().meta({ description: 'RFC 3339 UTC with milliseconds', format: 'date-time' });
 

@@ -69,6 +69,8 @@ export const LIMITS = {
   email: 254,
   /** DECISIONS §4: JSON bodies up to 1 MiB; file uploads up to 25 MiB. */
   jsonBodyBytes: 1024 * 1024,
+  /** Issue 11.10 (docs/api.md): arrays/objects nested at most this deep in a JSON body. */
+  jsonDepth: 32,
   fileBodyBytes: 25 * 1024 * 1024,
   /** Spec §7 account_too_large: rows a request may decrypt beyond its page (server/decrypt-budget.ts). */
   decryptRowsPerRequest: 20_000,

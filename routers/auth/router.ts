@@ -8,13 +8,13 @@ const tags = ['auth'];
 
 export const authRouter = router({
   register: publicProcedure
-    .meta({ public: true, successStatus: 201, openapi: { method: 'POST', path: '/v1/auth/register', protect: false, tags, summary: 'Create an account and a first-party session' } })
+    .meta({ secretInAnswer: true, public: true, successStatus: 201, openapi: { method: 'POST', path: '/v1/auth/register', protect: false, tags, summary: 'Create an account and a first-party session' } })
     .input(RegisterInput)
     .output(Registered)
     .mutation(({ ctx, input }) => m.register(ctx.deps, input)),
 
   login: publicProcedure
-    .meta({ public: true, openapi: { method: 'POST', path: '/v1/auth/login', protect: false, tags, summary: 'Start a first-party session' } })
+    .meta({ secretInAnswer: true, public: true, openapi: { method: 'POST', path: '/v1/auth/login', protect: false, tags, summary: 'Start a first-party session' } })
     .input(LoginInput)
     .output(SessionToken)
     .mutation(({ ctx, input }) => m.login(ctx.deps, input)),
@@ -26,13 +26,13 @@ export const authRouter = router({
     .mutation(({ ctx }) => m.logout(ctx.deps, ctx.principal)),
 
   changePassword: authedProcedure
-    .meta({ firstPartyOnly: true, openapi: { method: 'POST', path: '/v1/auth/password', tags, summary: 'Change the password; disconnects every other credential (spec §5.4)' } })
+    .meta({ secretInAnswer: true, firstPartyOnly: true, openapi: { method: 'POST', path: '/v1/auth/password', tags, summary: 'Change the password; disconnects every other credential (spec §5.4)' } })
     .input(ChangePasswordInput)
     .output(SessionToken)
     .mutation(({ ctx, input }) => m.changePassword(ctx.deps, ctx.principal, input)),
 
   rotateKey: authedProcedure
-    .meta({ firstPartyOnly: true, openapi: { method: 'POST', path: '/v1/auth/rotate-key', tags, summary: 'Re-seal everything under a new data key; disconnects every other credential (spec §5.4)' } })
+    .meta({ secretInAnswer: true, firstPartyOnly: true, openapi: { method: 'POST', path: '/v1/auth/rotate-key', tags, summary: 'Re-seal everything under a new data key; disconnects every other credential (spec §5.4)' } })
     .input(RotateKeyInput)
     .output(SessionToken)
     .mutation(({ ctx, input }) => m.rotateKey(ctx.deps, ctx.principal, input)),
