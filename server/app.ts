@@ -86,7 +86,8 @@ export function createApp(deps: Deps): express.Express {
   app.get('/openapi.json', (_req, res) => {
     res.json(doc);
   });
-  app.use('/docs', htmlPageHeaders, swaggerUi.serve, swaggerUi.setup(doc, { customSiteTitle: 'Cairn API' }));
+  // No validator badge: it would load an image from validator.swagger.io (rest/html.ts: same origin only).
+  app.use('/docs', htmlPageHeaders, swaggerUi.serve, swaggerUi.setup(doc, { customSiteTitle: 'Cairn API', swaggerOptions: { validatorUrl: null } }));
 
   app.get('/errors', htmlPageHeaders, (_req, res) => {
     res.type('html').send(errorIndex(deps.config.publicUrl));
