@@ -1,7 +1,7 @@
 // Field schemas shared by several resources (spec §2 general rules).
 import { z } from 'zod';
 import { LIMITS } from '../server/config.js';
-import { IdRef } from '../server/ids.js';
+import { UUID_UPPER } from '../server/ids.js';
 import { isCalendarDate } from '../server/calendar.js';
 
 /** Spec §2 rule 3: six hex digits with or without a leading '#', max 16 characters. */
@@ -22,8 +22,19 @@ export const DateOnly = z
 
 export const Timestamp = z.string().meta({ description: 'RFC 3339 UTC with milliseconds', format: 'date-time' });
 
+/**
+ * Issue 13.8 (docs/api.md "Wire conventions"): an id in a path (`{id}`, `{noteId}`, `{headingId}`)
+ * has the shape every id has, an UPPERCASE UUID. Anything else (a lowercase UUID from
+ * crypto.randomUUID(), a typo) is 422 at its pointer naming the rule, as create answers, rather
+ * than a bare 404 that reads like "deleted".
+ */
+export const PathId = z
+  .string()
+  .max(LIMITS.idMax)
+  .regex(UUID_UPPER, 'ids are UPPERCASE UUIDs (8-4-4-4-12 hex digits, A-F); this one is not');
+
 /** Path parameter `{id}`. */
-export const IdParam = { id: IdRef };
+export const IdParam = { id: PathId };
 
 /** Body-less actions still refuse unknown properties. */
 export const EmptyBody = z.object({}).strict();

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { LIMITS } from '../../server/config.js';
-import { ClientId, IdRef } from '../../server/ids.js';
-import { ColorHex, Timestamp } from '../common.js';
+import { ClientId } from '../../server/ids.js';
+import { ColorHex, Timestamp, PathId } from '../common.js';
 
 const TagName = z
   .string()
@@ -16,7 +16,7 @@ export const CreateTagInput = z
 
 /** Spec §2.9: `colorHex` is the only field a PATCH may change, and it is required there. */
 export const UpdateTagInput = z.strictObject(
-  { id: IdRef, colorHex: ColorHex.nullable() },
+  { id: PathId, colorHex: ColorHex.nullable() },
   {
     error: (iss) =>
       iss.code === 'unrecognized_keys' && iss.keys.includes('name')

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { LIMITS } from '../../server/config.js';
 import { ClientId, IdRef } from '../../server/ids.js';
 import { ListQueryShape, boolParam } from '../../db/paging.js';
-import { DateOnly, Timestamp } from '../common.js';
+import { DateOnly, Timestamp, PathId } from '../common.js';
 import { Priority } from '../containers/schema.js';
 import { Recurrence } from '../../server/recurrence.js';
 
@@ -54,7 +54,7 @@ export const CreateTodoInput = z
   .strict();
 
 export const UpdateTodoInput = z.strictObject(
-  { id: IdRef, title: Title.optional(), ...contentFields },
+  { id: PathId, title: Title.optional(), ...contentFields },
   {
     error: (iss) => {
       if (iss.code !== 'unrecognized_keys') return undefined;
@@ -67,7 +67,7 @@ export const UpdateTodoInput = z.strictObject(
 
 export const MoveTodoInput = z
   .object({
-    id: IdRef,
+    id: PathId,
     parentId: IdRef.nullable().meta({ description: 'Destination project or subproject; null = standalone.' }),
     headingId: IdRef.nullable().optional().meta({ description: 'A heading of the destination; omitted or null = no heading.' }),
     after: IdRef.nullable().optional().meta({ description: 'A to-do or note of the destination band to follow.' }),
@@ -77,7 +77,7 @@ export const MoveTodoInput = z
 
 /** `today` (spec §4.5) for completion: the date a `completion`-basis recurrence counts from. */
 export const TodayInput = z
-  .object({ id: IdRef, today: DateOnly.optional().meta({ description: 'YYYY-MM-DD; defaults to the server\'s UTC date.' }) })
+  .object({ id: PathId, today: DateOnly.optional().meta({ description: 'YYYY-MM-DD; defaults to the server\'s UTC date.' }) })
   .strict();
 
 export const ListTodosInput = z
