@@ -10,6 +10,13 @@ export const ColorHex = z
   .max(LIMITS.colorHex)
   .regex(/^#?[0-9A-Fa-f]{6}$/, 'must be six hex digits, with or without a leading #');
 
+/**
+ * Names and titles are one line of text (tag names, to-do titles; issue 13.7): no C0 control
+ * character and no DEL. Notes and bodies are free text and keep them.
+ */
+export const noControlChars = (s: string): boolean => !/[\u0000-\u001f\u007f]/.test(s);
+export const NO_CONTROL_CHARS = 'must not contain control characters';
+
 /** Spec §2 rule 4 (containers, filters): a string of at most 64 characters. */
 export const Symbol = z.string().max(LIMITS.symbol);
 

@@ -1,5 +1,7 @@
 // initTRPC, the context and the procedure builders. Scopes live in each procedure's meta, the one
 // source of truth read by the auth middleware, the OpenAPI post-processing and the scope tests.
+// Loaded first: every schema's messages (routers/zod-messages.ts).
+import './zod-messages.js';
 import { initTRPC } from '@trpc/server';
 import superjson from 'superjson';
 import type { OpenApiMeta } from 'trpc-to-openapi';

@@ -24,8 +24,17 @@ function isZodError(e: unknown): e is { issues: ZodIssueLike[] } {
   return !!e && typeof e === 'object' && (e as Error).name === 'ZodError' && Array.isArray((e as { issues?: unknown }).issues);
 }
 
-/** One {pointer, message} per zod issue; one per unknown key (REST-FACADE: keys[] with path []). */
+/**
+ * One {pointer, message} per field (issue 13.7: the first issue of a field, when a value breaks
+ * several rules); one per unknown key (REST-FACADE: keys[] with path []).
+ */
 export function zodFieldErrors(issues: ZodIssueLike[], prefix: PropertyKey[] = []): FieldError[] {
+  const all = fieldErrorsOf(issues, prefix);
+  const seen = new Set<string>();
+  return all.filter((e) => !seen.has(e.pointer) && seen.add(e.pointer));
+}
+
+function fieldErrorsOf(issues: ZodIssueLike[], prefix: PropertyKey[]): FieldError[] {
   const out: FieldError[] = [];
   for (const issue of issues) {
     if (issue.code === 'unrecognized_keys' && issue.keys) {

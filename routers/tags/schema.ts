@@ -1,14 +1,10 @@
 import { z } from 'zod';
 import { LIMITS } from '../../server/config.js';
 import { ClientId } from '../../server/ids.js';
-import { ColorHex, Timestamp, PathId } from '../common.js';
+import { ColorHex, Timestamp, PathId, noControlChars, NO_CONTROL_CHARS } from '../common.js';
 
-const TagName = z
-  .string()
-  .trim()
-  .min(1)
-  .max(LIMITS.tag.name)
-  .refine((s) => !/[\u0000-\u001f\u007f]/.test(s), 'must not contain control characters');
+/** Also the names a to-do's `tags` list takes (routers/todos/schema.ts). */
+export const TagName = z.string().trim().min(1).max(LIMITS.tag.name).refine(noControlChars, NO_CONTROL_CHARS);
 
 export const CreateTagInput = z
   .object({ name: TagName, colorHex: ColorHex.nullable().optional(), id: ClientId.optional() })

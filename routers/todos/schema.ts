@@ -3,21 +3,16 @@ import { z } from 'zod';
 import { LIMITS } from '../../server/config.js';
 import { ClientId, IdRef } from '../../server/ids.js';
 import { ListQueryShape, boolParam } from '../../db/paging.js';
-import { DateOnly, Timestamp, PathId } from '../common.js';
+import { DateOnly, Timestamp, PathId, noControlChars, NO_CONTROL_CHARS } from '../common.js';
+import { TagName } from '../tags/schema.js';
 import { Priority } from '../containers/schema.js';
 import { Recurrence } from '../../server/recurrence.js';
 
 export const TodoStatus = z.enum(['open', 'completed', 'canceled']);
 
-const Title = z.string().min(1).max(LIMITS.todo.title);
+// Issue 13.7: one line of text, as tag names are.
+const Title = z.string().min(1).max(LIMITS.todo.title).refine(noControlChars, NO_CONTROL_CHARS);
 const Notes = z.string().max(LIMITS.todo.notes);
-
-const TagName = z
-  .string()
-  .trim()
-  .min(1)
-  .max(LIMITS.tag.name)
-  .refine((s) => !/[\u0000-\u001f\u007f]/.test(s), 'must not contain control characters');
 
 /** Tag names; an unknown name creates the tag (DECISIONS §5). */
 const TagNames = z.array(TagName).max(LIMITS.todo.tags);
