@@ -184,58 +184,19 @@ export function buildOpenApiDocument(publicUrl: string): Json {
   // Plain Express routes, by hand: public (security: []), answered by the edge bucket (429) and
   // the error handler (500) like everything else.
   const plainErrors = { '429': problemRef('rate_limited'), '500': problemRef('internal') };
+  const json = (description: string, schema: Json = { type: 'object' }) => ({ description, content: { 'application/json': { schema } } });
   const html = (description: string) => ({ description, content: { 'text/html': { schema: { type: 'string' } } } });
-  doc.paths['/healthz'] = {
-    get: {
-      operationId: 'healthz',
-      summary: 'Liveness: 200 once the server serves',
-      description: 'Answers 200 `{"status":"ok"}` when the process serves requests and the database answers. No credential.',
-      tags: ['meta'],
-      security: [],
-      responses: { '200': { description: 'OK', content: { 'application/json': { schema: { type: 'object', properties: { status: { type: 'string', enum: ['ok'] } } } } } }, ...plainErrors },
-    },
-  };
-  doc.paths['/.well-known/oauth-protected-resource'] = {
-    get: {
-      operationId: 'protectedResourceMetadata',
-      summary: 'RFC 9728 protected resource metadata',
-      description: 'Where a client learns how to get a token for this API; the 401 `WWW-Authenticate` header points here. No credential.',
-      tags: ['meta'],
-      security: [],
-      responses: { '200': { description: 'Metadata', content: { 'application/json': { schema: { type: 'object' } } } }, ...plainErrors },
-    },
-  };
-  doc.paths['/openapi.json'] = {
-    get: {
-      operationId: 'openApiDocument',
-      summary: 'This OpenAPI document',
-      description: 'The OpenAPI 3.1 document of the API, rendered at `/docs`. No credential.',
-      tags: ['meta'],
-      security: [],
-      responses: { '200': { description: 'The document', content: { 'application/json': { schema: { type: 'object' } } } }, ...plainErrors },
-    },
-  };
-  doc.paths['/errors'] = {
-    get: {
-      operationId: 'errorIndex',
-      summary: 'The list of problem types',
-      description: 'An HTML page listing every problem `type` the API answers with. No credential.',
-      tags: ['meta'],
-      security: [],
-      responses: { '200': html('HTML page'), ...plainErrors },
-    },
-  };
-  doc.paths['/errors/{code}'] = {
-    get: {
-      operationId: 'errorPage',
-      summary: 'A page about one problem type',
-      description: 'The page a problem\'s `type` URL names: what the code means and what to do. No credential.',
-      tags: ['meta'],
-      security: [],
-      parameters: [{ name: 'code', in: 'path', required: true, schema: { type: 'string', enum: Object.keys(ERROR_TABLE) } }],
-      responses: { '200': html('HTML page'), '404': problemRef('not_found'), ...plainErrors },
-    },
-  };
+  const publicGet = (operationId: string, summary: string, description: string, ok: Json, extra: Json = {}) => ({
+    get: { operationId, summary, description: `${description} No credential.`, tags: ['meta'], security: [], ...extra, responses: { '200': ok, ...(extra.responses ?? {}), ...plainErrors } },
+  });
+  doc.paths['/healthz'] = publicGet('healthz', 'Liveness: 200 once the server serves', 'Answers 200 `{"status":"ok"}` when the process serves requests and the database answers.', json('OK', { type: 'object', properties: { status: { type: 'string', enum: ['ok'] } } }));
+  doc.paths['/.well-known/oauth-protected-resource'] = publicGet('protectedResourceMetadata', 'RFC 9728 protected resource metadata', 'Where a client learns how to get a token for this API; the 401 `WWW-Authenticate` header points here.', json('Metadata'));
+  doc.paths['/openapi.json'] = publicGet('openApiDocument', 'This OpenAPI document', 'The OpenAPI 3.1 document of the API, rendered at `/docs`.', json('The document'));
+  doc.paths['/errors'] = publicGet('errorIndex', 'The list of problem types', 'An HTML page listing every problem `type` the API answers with.', html('HTML page'));
+  doc.paths['/errors/{code}'] = publicGet('errorPage', 'A page about one problem type', "The page a problem's `type` URL names: what the code means and what to do.", html('HTML page'), {
+    parameters: [{ name: 'code', in: 'path', required: true, schema: { type: 'string', enum: Object.keys(ERROR_TABLE) } }],
+    responses: { '404': problemRef('not_found') },
+  });
   dropUnusedComponents(doc);
   return doc;
 }

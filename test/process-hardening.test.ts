@@ -5,7 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createServer } from 'node:net';
+import { freePort } from './helpers/ports.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -15,16 +15,6 @@ beforeAll(() => {
   scratch = mkdtempSync(path.join(tmpdir(), 'cairn-harden-'));
 });
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 function start(dataDir: string, port: number, env: Record<string, string> = {}): ChildProcess {
   // node itself, with tsx as a loader: signals (and a SIGKILL on failure) reach the server, not a wrapper.

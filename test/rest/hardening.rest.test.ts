@@ -53,6 +53,9 @@ describe('deeply nested JSON is refused before anything walks it (issue 11.10)',
     expect(single.body.error.json.data.problem).toMatchObject({ type: `${app.deps.config.publicUrl}/errors/validation_failed`, errors: [{ pointer: '' }] });
     const batch = await postRaw('/trpc/tags.create,tags.create?batch=1', `{"0":{"json":{"name":"a"}},"1":{"json":${nested(50_000)}}}`);
     expect(batch.status).toBe(422);
+    const big = await postRaw('/trpc/tags.create', JSON.stringify({ json: { name: 'x'.repeat(LIMITS.jsonBodyBytes) } }));
+    expect(big.status).toBe(413);
+    expect(big.body.error.json.data.problem.type).toBe(`${app.deps.config.publicUrl}/errors/payload_too_large`);
     const deepInput = encodeURIComponent(`{"json":${'['.repeat(1500)}${']'.repeat(1500)}}`);
     const q = await fetch(`${app.url}/trpc/tags.list?input=${deepInput}`, { headers: { authorization: `Bearer ${token}` } });
     expect(q.status).toBe(422);
