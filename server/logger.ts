@@ -5,6 +5,8 @@ import { pino, type Logger } from 'pino';
 /** Bytes of log lines that may wait for a stalled stdout before further lines are dropped. */
 export const STDOUT_BACKLOG_BYTES = 1024 * 1024;
 
+const QUIETED = new WeakSet<object>();
+
 /**
  * Issue 11.9: a log destination that can never block the process. pino's default destination
  * writes stdout synchronously and, on a pipe or socket whose reader stalls, retries EAGAIN in a
@@ -15,8 +17,11 @@ export const STDOUT_BACKLOG_BYTES = 1024 * 1024;
  */
 export function nonBlockingStdout(stream: NodeJS.WritableStream & { writableLength?: number } = process.stdout, maxBacklog = STDOUT_BACKLOG_BYTES) {
   let dropped = 0;
-  // A closed reader (EPIPE) is not a reason to crash the server.
-  stream.on('error', () => {});
+  // A closed reader (EPIPE) is not a reason to crash the server (one listener per stream).
+  if (!QUIETED.has(stream)) {
+    QUIETED.add(stream);
+    stream.on('error', () => {});
+  }
   return {
     write(line: string): void {
       if ((stream.writableLength ?? 0) > maxBacklog) {

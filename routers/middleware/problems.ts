@@ -50,6 +50,17 @@ function fieldErrorsOf(issues: ZodIssueLike[], prefix: PropertyKey[]): FieldErro
   return out;
 }
 
+/**
+ * Issue 13.6: the detail names what is wrong in a sentence (a /trpc client shows it as the error
+ * message): "The request is invalid: /title: required." At most three fields, then a count.
+ */
+export function invalidDetail(errors: FieldError[]): string {
+  if (!errors.length) return 'The request is invalid.';
+  const parts = errors.slice(0, 3).map((e) => `${e.pointer || 'the body'}: ${e.message}`);
+  const more = errors.length > 3 ? ` (and ${errors.length - 3} more)` : '';
+  return `The request is invalid: ${parts.join('; ')}${more}.`;
+}
+
 function build(code: ErrorCode, detail: string | undefined, errors?: FieldError[]): Problem {
   const entry = ERROR_TABLE[code];
   const p: Problem = { type: code, title: entry.title, status: entry.status };
@@ -73,7 +84,8 @@ export function toProblem(error: unknown): ProblemResult {
     // Input validation only: a zod error behind any other code (an output that fails its schema)
     // is a server fault and stays a 500 below.
     if (error.code === 'BAD_REQUEST' && isZodError(error.cause)) {
-      return { problem: build('validation_failed', 'The request is invalid.', zodFieldErrors(error.cause.issues)), headers: {}, code: 'validation_failed' };
+      const errors = zodFieldErrors(error.cause.issues);
+      return { problem: build('validation_failed', invalidDetail(errors), errors), headers: {}, code: 'validation_failed' };
     }
     // tRPC's own refusals (issue 11.6): the problem REST gives for the same mistake.
     switch (error.code) {

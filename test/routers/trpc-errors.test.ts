@@ -57,7 +57,7 @@ describe('/trpc errors are the REST problems (issue 11.6, 13.6)', () => {
     const client = createTRPCClient<AppRouter>({ links: [httpLink({ url: `${app.url}/trpc`, transformer: superjson, headers: { authorization: `Bearer ${session}` } })] });
     const err = (await client.tags.create.mutate({ name: '' }).catch((x: unknown) => x)) as TRPCClientError<AppRouter>;
     expect(err).toBeInstanceOf(TRPCClientError);
-    expect(err.message).toBe('The request is invalid.');
+    expect(err.message).toBe('The request is invalid: /name: must not be empty.');
     expect((err.data as { httpStatus: number }).httpStatus).toBe(422);
   });
 
