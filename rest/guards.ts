@@ -125,7 +125,8 @@ const rawParser = express.raw({ limit: LIMITS.jsonBodyBytes, type: () => true })
  * gets the depth check too.
  */
 export function trpcBody(req: Request, res: Response, refuse: (e: AppError) => void, next: () => void): void {
-  const input = req.method === 'GET' && req.url.includes('input=') ? new URL(req.url, 'http://x').searchParams.get('input') : null;
+  const q = req.url.indexOf('?');
+  const input = req.method === 'GET' && q !== -1 ? new URLSearchParams(req.url.slice(q + 1)).get('input') : null;
   if (input !== null && jsonDepthExceeds(input, LIMITS.jsonDepth)) {
     refuse(new AppError('validation_failed', `The input is not accepted: JSON nested deeper than ${LIMITS.jsonDepth} levels.`, { pointer: '' }));
     return next();
