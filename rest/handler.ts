@@ -27,6 +27,8 @@ function copyQueryInput(req: Request): void {
  * Issue 11.12 (docs/api.md "Paging"): on every /v1 route an empty query value (`parent_id=`,
  * `limit=`, a bare `cursor`) is the same as leaving the parameter out. No parameter gives the
  * empty string a meaning of its own, so one rule here serves every route, present and future.
+ * (The adapter already skips a lone empty value on GET; this also covers the POST query input
+ * copied below and a name repeated with a value, which the adapter would read as an array.)
  */
 export function dropEmptyQueryValues(req: Request): void {
   const q = req.url.indexOf('?');

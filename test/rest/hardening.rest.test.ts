@@ -144,4 +144,20 @@ describe('bytes and values that are not what they claim (issue 11.12)', () => {
     }
     expect(lists).toBeGreaterThanOrEqual(8);
   });
+
+  it('the same holds for the query parameters of POST routes (`today=`) and next to a real value', async () => {
+    const posts = REST_ROUTES.filter((r) => r.meta.queryInput?.length);
+    expect(posts.length).toBeGreaterThanOrEqual(2);
+    for (const r of posts) {
+      const todo = await call(app, 'POST', '/v1/todos', { token: session, body: { title: `q ${r.procedurePath}` } });
+      const project = (await call(app, 'POST', '/v1/containers', { token: session, body: { kind: 'project', name: 'Q' } })).body.id;
+      const heading = (await call(app, 'POST', '/v1/headings', { token: session, body: { projectId: project, name: 'H' } })).body.id;
+      const target = r.path.startsWith('/v1/todos/') ? todo.body.id : heading;
+      const path = r.path.replace('{id}', target);
+      const empty = await call(app, r.method, `${path}?${r.meta.queryInput!.map((n) => `${n}=`).join('&')}`, { token: session });
+      expect({ route: r.path, status: empty.status }).toEqual({ route: r.path, status: 200 });
+    }
+    const both = await call(app, 'GET', '/v1/tags?limit=&limit=2', { token: session });
+    expect(both.status).toBe(200);
+  });
 });
