@@ -6,9 +6,9 @@ import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { z } from 'zod';
 import { LIMITS } from '../server/config.js';
 import { invalid } from '../server/errors.js';
+import { isRfc3339Instant } from '../server/calendar.js';
 import { constantTimeEqual, hmacSha256, toB64u, fromB64u } from '../server/crypto/secrets.js';
 
-const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,3})?(Z|[+-]\d{2}:\d{2})$/;
 
 /** Query numbers arrive as strings over REST and as numbers over tRPC; both are accepted strictly. */
 export const intParam = (min: number, max: number) =>
@@ -26,7 +26,8 @@ export const boolParam = z.preprocess(
 export const UpdatedSince = z
   .string()
   .max(LIMITS.updatedSinceMax)
-  .refine((s) => RFC3339.test(s) && !Number.isNaN(Date.parse(s)), 'must be an RFC 3339 instant, e.g. 2026-11-21T09:30:00Z');
+  // Issue 11.12: a real instant (2026-02-30 is refused, as date fields refuse it).
+  .refine(isRfc3339Instant, 'must be an RFC 3339 instant, e.g. 2026-11-21T09:30:00Z');
 
 export const ListQueryShape = {
   limit: intParam(1, LIMITS.page.maxLimit).meta({ description: 'Page size, 1..200, default 50.' }),

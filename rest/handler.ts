@@ -14,13 +14,32 @@ import { requestExtras } from './rate-limit.js';
 
 /** Meta `queryInput`: query parameters of a POST route join its (already parsed) JSON body. */
 function copyQueryInput(req: Request): void {
-  if (req.method !== 'POST' || !req.body || typeof req.body !== 'object' || !req.originalUrl.includes('?')) return;
-  const url = new URL(req.originalUrl, 'http://x');
+  if (req.method !== 'POST' || !req.body || typeof req.body !== 'object' || !req.url.includes('?')) return;
+  const url = new URL(req.url, 'http://x');
   const route = REST_ROUTES.find((r) => r.method === 'POST' && r.meta.queryInput && r.pattern.test(url.pathname));
   for (const name of route?.meta.queryInput ?? []) {
     const value = url.searchParams.get(name);
     if (value !== null && !(name in req.body)) (req.body as Record<string, unknown>)[name] = value;
   }
+}
+
+/**
+ * Issue 11.12 (docs/api.md "Paging"): on every /v1 route an empty query value (`parent_id=`,
+ * `limit=`, a bare `cursor`) is the same as leaving the parameter out. No parameter gives the
+ * empty string a meaning of its own, so one rule here serves every route, present and future.
+ * (The adapter already skips a lone empty value on GET; this also covers the POST query input
+ * copied below and a name repeated with a value, which the adapter would read as an array.)
+ */
+export function dropEmptyQueryValues(req: Request): void {
+  const q = req.url.indexOf('?');
+  if (q === -1) return;
+  const parts = req.url.slice(q + 1).split('&');
+  const kept = parts.filter((p) => {
+    const eq = p.indexOf('=');
+    return eq !== -1 && eq < p.length - 1;
+  });
+  if (kept.length === parts.length) return;
+  req.url = req.url.slice(0, q) + (kept.length ? `?${kept.join('&')}` : '');
 }
 
 export function createRestHandler(deps: Deps) {
@@ -57,6 +76,7 @@ export function createRestHandler(deps: Deps) {
 
   return (req: Request, res: Response, next: NextFunction) => {
     const state = requestState(req);
+    dropEmptyQueryValues(req);
     copyQueryInput(req);
     const end = res.end.bind(res) as (...args: unknown[]) => Response;
     res.end = ((...args: unknown[]) => {

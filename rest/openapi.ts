@@ -50,16 +50,62 @@ const REPLAYED_HEADER = { 'Idempotent-Replayed': { schema: { type: 'string', enu
 
 const problemRef = (code: ErrorCode) => ({ $ref: `#/components/responses/${code}` });
 
+// Headers a problem of that code carries beyond the rate-limit ones (spec §7, RFC 9728).
+const PROBLEM_HEADERS: Partial<Record<ErrorCode, Json>> = {
+  rate_limited: { 'Retry-After': { schema: { type: 'integer' }, description: 'Seconds to wait before retrying.' } },
+  unauthorized: {
+    'WWW-Authenticate': {
+      schema: { type: 'string' },
+      description: '`Bearer resource_metadata="{PUBLIC_URL}/.well-known/oauth-protected-resource"`, plus `error="invalid_token"` when a credential was presented.',
+    },
+  },
+  method_not_allowed: { Allow: { schema: { type: 'string' }, description: 'The methods this path takes, e.g. `GET, POST`.' } },
+};
+
 function problemResponses(): Json {
   const out: Json = {};
-  for (const [code, e] of Object.entries(ERROR_TABLE)) {
+  for (const [code, e] of Object.entries(ERROR_TABLE) as [ErrorCode, (typeof ERROR_TABLE)[ErrorCode]][]) {
     out[code] = {
       description: `${e.title} (\`${code}\`): ${e.about}`,
-      headers: code === 'rate_limited' ? { ...RATE_HEADERS, 'Retry-After': { schema: { type: 'integer' }, description: 'Seconds to wait before retrying.' } } : RATE_HEADERS,
+      headers: { ...RATE_HEADERS, ...(PROBLEM_HEADERS[code] ?? {}) },
       content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
     };
   }
   return out;
+}
+
+/** Every `$ref` target in a JSON value. */
+function refsIn(value: unknown, out = new Set<string>()): Set<string> {
+  if (Array.isArray(value)) for (const v of value) refsIn(v, out);
+  else if (value && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      if (k === '$ref' && typeof v === 'string') out.add(v);
+      else refsIn(v, out);
+    }
+  }
+  return out;
+}
+
+/**
+ * Issue 11.13: components no operation reaches go (the generator's `error.*` schemas, problem
+ * responses no operation answers): reachability from the paths, following refs between components.
+ */
+function dropUnusedComponents(doc: Json): void {
+  const { components = {}, ...rest } = doc;
+  const reached = new Set<string>();
+  const queue = [...refsIn(rest)];
+  while (queue.length) {
+    const ref = queue.pop()!;
+    if (reached.has(ref)) continue;
+    reached.add(ref);
+    const [, , kind, name] = ref.split('/');
+    if (kind && name) queue.push(...refsIn(components[kind]?.[name]));
+  }
+  for (const kind of ['schemas', 'responses', 'parameters'] as const) {
+    for (const name of Object.keys(components[kind] ?? {})) {
+      if (!reached.has(`#/components/${kind}/${name}`)) delete components[kind][name];
+    }
+  }
 }
 
 export function buildOpenApiDocument(publicUrl: string): Json {
@@ -88,16 +134,21 @@ export function buildOpenApiDocument(publicUrl: string): Json {
     if (status === '204') responses['204'] = { description: 'No content', headers: RATE_HEADERS };
     else responses[status] = { ...ok, headers: RATE_HEADERS };
     if (route.procedurePath === 'tags.create') responses['200'] = { ...ok, description: 'The tag already existed', headers: RATE_HEADERS };
+    // Issue 11.13: every status the route can answer (test/rest/openapi-statuses.test.ts fires them).
     const codes: ErrorCode[] = [];
     if (!m.public) codes.push('unauthorized');
     if (!m.public && (m.scopes?.length || m.firstPartyOnly)) codes.push('forbidden_scope');
+    if (route.procedurePath === 'auth.register') codes.push('forbidden'); // CAIRN_ALLOW_SIGNUP=false
     if (route.path.includes('{')) codes.push('not_found');
-    if (['POST', 'PATCH', 'PUT'].includes(route.method)) codes.push('conflict', 'payload_too_large', 'unsupported_media_type');
+    codes.push('method_not_allowed'); // another method at this path
+    // Writes can clash with the current state (spec §7 `conflict`, `duplicate_id`; deletes of a
+    // live folder; an Idempotency-Key still in flight).
+    if (['POST', 'PATCH', 'PUT', 'DELETE'].includes(route.method)) codes.push('conflict');
+    if (['POST', 'PATCH', 'PUT'].includes(route.method)) codes.push('payload_too_large', 'unsupported_media_type');
     codes.push('validation_failed', 'rate_limited', 'internal');
     for (const c of codes) responses[String(ERROR_TABLE[c].status)] ??= problemRef(c);
     op.responses = responses;
-    if (m.public) delete op.security;
-    else op.security = [{ bearer: [] }];
+    op.security = m.public ? [] : [{ bearer: [] }];
     if (m.idempotent) {
       op.parameters = [...(op.parameters ?? []), { $ref: '#/components/parameters/IdempotencyKey' }];
       for (const [code, r] of Object.entries(responses)) {
@@ -130,21 +181,22 @@ export function buildOpenApiDocument(publicUrl: string): Json {
     op.description = [op.description, needs].filter(Boolean).join('\n\n');
   }
 
-  // Plain Express routes, by hand.
-  doc.paths['/healthz'] = {
-    get: { operationId: 'healthz', summary: 'Liveness: 200 once the server serves', tags: ['meta'], responses: { '200': { description: 'OK', content: { 'application/json': { schema: { type: 'object', properties: { status: { type: 'string' } } } } } } } },
-  };
-  doc.paths['/.well-known/oauth-protected-resource'] = {
-    get: { operationId: 'protectedResourceMetadata', summary: 'RFC 9728 protected resource metadata', tags: ['meta'], responses: { '200': { description: 'Metadata', content: { 'application/json': { schema: { type: 'object' } } } } } },
-  };
-  doc.paths['/errors/{code}'] = {
-    get: {
-      operationId: 'errorPage',
-      summary: 'A page about one problem type',
-      tags: ['meta'],
-      parameters: [{ name: 'code', in: 'path', required: true, schema: { type: 'string', enum: Object.keys(ERROR_TABLE) } }],
-      responses: { '200': { description: 'HTML page', content: { 'text/html': { schema: { type: 'string' } } } }, '404': problemRef('not_found') },
-    },
-  };
+  // Plain Express routes, by hand: public (security: []), answered by the edge bucket (429) and
+  // the error handler (500) like everything else.
+  const plainErrors = { '429': problemRef('rate_limited'), '500': problemRef('internal') };
+  const json = (description: string, schema: Json = { type: 'object' }) => ({ description, content: { 'application/json': { schema } } });
+  const html = (description: string) => ({ description, content: { 'text/html': { schema: { type: 'string' } } } });
+  const publicGet = (operationId: string, summary: string, description: string, ok: Json, extra: Json = {}) => ({
+    get: { operationId, summary, description: `${description} No credential.`, tags: ['meta'], security: [], ...extra, responses: { '200': ok, ...(extra.responses ?? {}), ...plainErrors } },
+  });
+  doc.paths['/healthz'] = publicGet('healthz', 'Liveness: 200 once the server serves', 'Answers 200 `{"status":"ok"}` when the process serves requests and the database answers.', json('OK', { type: 'object', properties: { status: { type: 'string', enum: ['ok'] } } }));
+  doc.paths['/.well-known/oauth-protected-resource'] = publicGet('protectedResourceMetadata', 'RFC 9728 protected resource metadata', 'Where a client learns how to get a token for this API; the 401 `WWW-Authenticate` header points here.', json('Metadata'));
+  doc.paths['/openapi.json'] = publicGet('openApiDocument', 'This OpenAPI document', 'The OpenAPI 3.1 document of the API, rendered at `/docs`.', json('The document'));
+  doc.paths['/errors'] = publicGet('errorIndex', 'The list of problem types', 'An HTML page listing every problem `type` the API answers with.', html('HTML page'));
+  doc.paths['/errors/{code}'] = publicGet('errorPage', 'A page about one problem type', "The page a problem's `type` URL names: what the code means and what to do.", html('HTML page'), {
+    parameters: [{ name: 'code', in: 'path', required: true, schema: { type: 'string', enum: Object.keys(ERROR_TABLE) } }],
+    responses: { '404': problemRef('not_found') },
+  });
+  dropUnusedComponents(doc);
   return doc;
 }

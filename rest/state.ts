@@ -8,6 +8,8 @@ export type RequestState = {
   start: bigint;
   ctx?: Context;
   error?: unknown;
+  /** A /trpc body refused before tRPC parses it (rest/guards.ts trpcBody); the context factory throws it. */
+  bodyError?: unknown;
   procedure?: string | undefined;
 };
 

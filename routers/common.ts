@@ -1,13 +1,21 @@
 // Field schemas shared by several resources (spec §2 general rules).
 import { z } from 'zod';
 import { LIMITS } from '../server/config.js';
-import { IdRef } from '../server/ids.js';
+import { UUID_UPPER } from '../server/ids.js';
+import { isCalendarDate } from '../server/calendar.js';
 
 /** Spec §2 rule 3: six hex digits with or without a leading '#', max 16 characters. */
 export const ColorHex = z
   .string()
   .max(LIMITS.colorHex)
   .regex(/^#?[0-9A-Fa-f]{6}$/, 'must be six hex digits, with or without a leading #');
+
+/**
+ * Names and titles are one line of text (tag names, to-do titles; issue 13.7): no C0 control
+ * character and no DEL. Notes and bodies are free text and keep them.
+ */
+export const noControlChars = (s: string): boolean => !/[\u0000-\u001f\u007f]/.test(s);
+export const NO_CONTROL_CHARS = 'must not contain control characters';
 
 /** Spec §2 rule 4 (containers, filters): a string of at most 64 characters. */
 export const Symbol = z.string().max(LIMITS.symbol);
@@ -17,15 +25,23 @@ export const DateOnly = z
   .string()
   .max(10)
   .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date as YYYY-MM-DD')
-  .refine((s) => {
-    const d = new Date(`${s}T00:00:00Z`);
-    return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s;
-  }, 'is not a calendar date');
+  .refine(isCalendarDate, 'is not a calendar date');
 
 export const Timestamp = z.string().meta({ description: 'RFC 3339 UTC with milliseconds', format: 'date-time' });
 
+/**
+ * Issue 13.8 (docs/api.md "Wire conventions"): an id in a path (`{id}`, `{noteId}`, `{headingId}`)
+ * has the shape every id has, an UPPERCASE UUID. Anything else (a lowercase UUID from
+ * crypto.randomUUID(), a typo) is 422 at its pointer naming the rule, as create answers, rather
+ * than a bare 404 that reads like "deleted".
+ */
+export const PathId = z
+  .string()
+  .max(LIMITS.idMax)
+  .regex(UUID_UPPER, 'ids are UPPERCASE UUIDs (8-4-4-4-12 hex digits, A-F); this one is not');
+
 /** Path parameter `{id}`. */
-export const IdParam = { id: IdRef };
+export const IdParam = { id: PathId };
 
 /** Body-less actions still refuse unknown properties. */
 export const EmptyBody = z.object({}).strict();

@@ -1,5 +1,7 @@
 // initTRPC, the context and the procedure builders. Scopes live in each procedure's meta, the one
 // source of truth read by the auth middleware, the OpenAPI post-processing and the scope tests.
+// Loaded first: every schema's messages (routers/zod-messages.ts).
+import './zod-messages.js';
 import { initTRPC } from '@trpc/server';
 import superjson from 'superjson';
 import type { OpenApiMeta } from 'trpc-to-openapi';
@@ -9,7 +11,7 @@ import { authenticate, credentialIsLive, unauthorized, type Principal } from '..
 import { SealError } from '../server/crypto/seal.js';
 import type { Scope } from '../server/scopes.js';
 import type { RateBucketName } from '../server/config.js';
-import { toProblem } from './middleware/problems.js';
+import { problemScope, trpcErrorShape } from './middleware/problems.js';
 import { limitCredential, limitRoute, type RateTracker } from './middleware/rate-limit.js';
 import { planIdempotent, type IdempotencyPlan } from './middleware/idempotency.js';
 
@@ -22,6 +24,11 @@ export type Meta = OpenApiMeta & {
   firstPartyOnly?: boolean;
   /** No credential at all (register, login). */
   public?: boolean;
+  /**
+   * Issue 11.8: the answer carries a token or secret (sessions, personal tokens, later OAuth and
+   * webhook secrets): it is sent with `Cache-Control: no-store` on /v1 and /trpc alike.
+   */
+  secretInAnswer?: boolean;
   /**
    * Spec §4.2: the route accepts `Idempotency-Key`; a retry with the same key replays the first
    * answer (routers/middleware/idempotency.ts). Mark every Idempotent route and every POST that creates.
@@ -65,10 +72,11 @@ const t = initTRPC
   .meta<Meta>()
   .create({
     transformer: superjson,
-    // /trpc clients get the same problem object REST clients get, under data.problem.
-    errorFormatter({ shape, error }) {
-      const { problem } = toProblem(error);
-      return { ...shape, data: { ...shape.data, stack: undefined, problem } };
+    // /trpc clients get the same problem object REST clients get, under data.problem, and the
+    // same HTTP status (routers/middleware/problems.ts trpcErrorShape). No stack, ever.
+    errorFormatter({ shape, error, ctx }) {
+      const scope = problemScope.getStore() ?? (ctx ? { publicUrl: ctx.deps.config.publicUrl, requestId: ctx.requestId } : undefined);
+      return trpcErrorShape(error, shape.data.path, scope);
     },
   });
 
@@ -86,8 +94,14 @@ async function withRouteLimit<R extends { ok: boolean }>(ctx: Context, opts: { m
   return result;
 }
 
+/** Meta `secretInAnswer`: both adapters copy ctx.http.headers onto the response. */
+function noStoreSecrets(ctx: Context, meta: Meta | undefined): void {
+  if (meta?.secretInAnswer) ctx.http.headers['Cache-Control'] = 'no-store';
+}
+
 /** Public procedures: the per-credential bucket (when a token is presented), then the route buckets. */
 export const publicProcedure = t.procedure.use(({ ctx, meta, type, next }) => {
+  noStoreSecrets(ctx, meta);
   limitCredential(ctx);
   return withRouteLimit(ctx, { mutation: type === 'mutation', buckets: meta?.rateLimits }, () => next());
 });
@@ -98,6 +112,7 @@ export const publicProcedure = t.procedure.use(({ ctx, meta, type, next }) => {
  * (spec §4.2; a replay costs no write budget); the write and route buckets; the procedure.
  */
 export const authedProcedure = t.procedure.use(async ({ ctx, meta, type, path, getRawInput, next }) => {
+  noStoreSecrets(ctx, meta);
   limitCredential(ctx);
   const principal = await authenticate(ctx.deps, ctx.authorization);
   if (meta?.firstPartyOnly && principal.kind !== 'session') {

@@ -7,7 +7,10 @@ import swaggerUi from 'swagger-ui-express';
 import { appRouter } from '../routers/index.js';
 import { createContextInner } from '../routers/trpc.js';
 import { createRestHandler } from '../rest/handler.js';
-import { jsonBody, mediaTypeGuard } from '../rest/guards.js';
+import { jsonBody, mediaTypeGuard, trpcBody } from '../rest/guards.js';
+import { htmlPageHeaders } from '../rest/html.js';
+import { hasDotSegment } from '../rest/paths.js';
+import { problemScope } from '../routers/middleware/problems.js';
 import { methodsAt } from '../rest/routes.js';
 import { sendProblem } from '../rest/send.js';
 import { initRequestState, requestState } from '../rest/state.js';
@@ -43,6 +46,14 @@ export function createApp(deps: Deps): express.Express {
   // Spec §8.1: the per-IP edge bucket, and RateLimit-* headers on every response.
   app.use(edgeLimit(deps));
 
+  // Issue 11.11: one path, one operation. URL parsers resolve dot segments (`.`, `..`, `%2e`)
+  // after routing has looked at the raw path, so such a path would reach another route than the
+  // one it names (`/v1/headings/.` the list). It is refused instead of rewritten (docs/api.md).
+  app.use((req: Request, _res: Response, next: NextFunction) => {
+    if (hasDotSegment(req.url)) return next(new AppError('not_found', 'No route matches this path: dot segments (".", "..") are not resolved.'));
+    next();
+  });
+
   // /v1 (REST via trpc-to-openapi): the guards (media type, body) then the adapter, dispatched
   // here so API requests skip every other route's layer (Express tests each one in turn). What
   // the adapter does not know falls through to the 405/404 handlers below.
@@ -75,41 +86,50 @@ export function createApp(deps: Deps): express.Express {
   app.get('/openapi.json', (_req, res) => {
     res.json(doc);
   });
-  app.use('/docs', swaggerUi.serve, swaggerUi.setup(doc, { customSiteTitle: 'Cairn API' }));
+  // No validator badge: it would load an image from validator.swagger.io (rest/html.ts: same origin only).
+  app.use('/docs', htmlPageHeaders, swaggerUi.serve, swaggerUi.setup(doc, { customSiteTitle: 'Cairn API', swaggerOptions: { validatorUrl: null } }));
 
-  app.get('/errors', (_req, res) => {
+  app.get('/errors', htmlPageHeaders, (_req, res) => {
     res.type('html').send(errorIndex(deps.config.publicUrl));
   });
-  app.get('/errors/:code', (req, res, next) => {
+  app.get('/errors/:code', htmlPageHeaders, (req, res, next) => {
     const html = errorPage(deps.config.publicUrl, String(req.params.code));
     if (!html) return next();
     res.type('html').send(html);
   });
 
   // First-party TypeScript clients: the same procedures, superjson on the wire.
-  app.use(
-    '/trpc',
-    createExpressMiddleware({
-      router: appRouter,
-      maxBodySize: LIMITS.jsonBodyBytes,
-      // Issue 11.1: one request buys bounded work; every call also counts against its buckets.
-      maxBatchSize: LIMITS.trpcBatchMax,
-      createContext: ({ req }) => {
-        const state = requestState(req);
-        return createContextInner({ deps, requestId: state.requestId, authorization: req.headers.authorization, ip: state.ip, ...requestExtras(req) });
-      },
-      // Headers a procedure set (Idempotent-Replayed, …) and those its errors carry (Retry-After).
-      responseMeta: ({ ctx, errors }) => {
-        const headers: Record<string, string> = { ...(ctx?.http.headers ?? {}) };
-        for (const e of errors) if (e.cause instanceof AppError) Object.assign(headers, e.cause.headers);
-        for (const e of errors) if (e instanceof AppError) Object.assign(headers, e.headers);
-        return { headers };
-      },
-      onError: ({ error, path }) => {
-        if (error.code === 'INTERNAL_SERVER_ERROR') deps.log.error({ err: error.cause ?? error, procedure: path }, 'internal error');
-      },
-    }),
-  );
+  const trpc = createExpressMiddleware({
+    router: appRouter,
+    maxBodySize: LIMITS.jsonBodyBytes,
+    // Issue 11.1: one request buys bounded work; every call also counts against its buckets.
+    maxBatchSize: LIMITS.trpcBatchMax,
+    createContext: ({ req }) => {
+      const state = requestState(req);
+      // A body refused by trpcBody (UTF-8, depth, size) becomes this request's tRPC error.
+      if (state.bodyError) throw state.bodyError;
+      return createContextInner({ deps, requestId: state.requestId, authorization: req.headers.authorization, ip: state.ip, ...requestExtras(req) });
+    },
+    // Headers a procedure set (Idempotent-Replayed, Cache-Control, …) and those its errors carry
+    // (Retry-After, WWW-Authenticate, Allow). Errors are never cached, as on REST.
+    responseMeta: ({ ctx, errors }) => {
+      const headers: Record<string, string> = { ...(ctx?.http.headers ?? {}) };
+      for (const e of errors) if (e.cause instanceof AppError) Object.assign(headers, e.cause.headers);
+      for (const e of errors) if (e instanceof AppError) Object.assign(headers, e.headers);
+      if (errors.length) headers['Cache-Control'] = 'no-store';
+      return { headers };
+    },
+    onError: ({ error, path, req }) => {
+      if (error.code === 'INTERNAL_SERVER_ERROR') deps.log.error({ requestId: requestState(req as Request).requestId, err: error.cause ?? error, procedure: path }, 'internal error');
+    },
+  });
+  app.use('/trpc', (req: Request, res: Response, next: NextFunction) => {
+    const state = requestState(req);
+    trpcBody(req, res, (e) => (state.bodyError = e), () => {
+      // Problems in /trpc errors are finished like REST's (routers/middleware/problems.ts).
+      problemScope.run({ publicUrl: deps.config.publicUrl, requestId: state.requestId, instance: req.originalUrl.split('?')[0] }, () => trpc(req, res, next));
+    });
+  });
 
   // Nothing matched: 405 where the path exists with other methods, else 404.
   app.use((req: Request, _res: Response, next: NextFunction) => {
@@ -125,6 +145,9 @@ export function createApp(deps: Deps): express.Express {
       res.end();
       return;
     }
+    // Issue 11.10: a route parameter that is not valid percent-encoding (`/errors/%zz`) names no
+    // resource; Express reports it as a URIError, which would otherwise be a 500.
+    if (err instanceof URIError) err = new AppError('not_found', 'No route matches this path: it is not valid percent-encoding.');
     sendProblem(deps, req, res, err);
   });
 

@@ -37,6 +37,9 @@ const EnvSchema = z.object({
   // scrypt cost as log2(N). OWASP's recommendation (N=2^17, r=8, p=1) is the default; tests may
   // lower it to keep the suite fast, never below 2^14.
   CAIRN_SCRYPT_LOG_N: z.coerce.number().int().min(14).max(20).default(17),
+  // Issue 11.9 (docs/operations.md "Stopping"): how long in-flight requests may run after
+  // SIGTERM/SIGINT; the process exits at the latest 1 s after that, whatever stdout does.
+  CAIRN_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   // DECISIONS §1: `full` (a 2xx means the change is fsync'd: synchronous=FULL) or `relaxed` (WAL
   // with synchronous=NORMAL: faster, may lose the last commits on power loss or an OS crash).
@@ -72,6 +75,8 @@ export const LIMITS = {
   email: 254,
   /** DECISIONS §4: JSON bodies up to 1 MiB; file uploads up to 25 MiB. */
   jsonBodyBytes: 1024 * 1024,
+  /** Issue 11.10 (docs/api.md): arrays/objects nested at most this deep in a JSON body. */
+  jsonDepth: 32,
   fileBodyBytes: 25 * 1024 * 1024,
   /**
    * Issue 11.1: calls in one /trpc batch (each counts against the buckets it would hit alone), and
@@ -151,6 +156,7 @@ export type Config = {
   unsafeAllowLoopback: boolean;
   trustProxy: string | undefined;
   scryptLogN: number;
+  shutdownGraceMs: number;
   logLevel: z.infer<typeof EnvSchema>['LOG_LEVEL'];
   durability: 'full' | 'relaxed';
   /** Test-only: the procedure path after whose commit the process kills itself. */
@@ -182,6 +188,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     unsafeAllowLoopback: e.CAIRN_UNSAFE_ALLOW_LOOPBACK,
     trustProxy: e.CAIRN_TRUST_PROXY?.trim() || undefined,
     scryptLogN: e.CAIRN_SCRYPT_LOG_N,
+    shutdownGraceMs: e.CAIRN_SHUTDOWN_GRACE_MS,
     logLevel: e.LOG_LEVEL,
     durability: e.CAIRN_DURABILITY,
     crashAfterCommit: e.CAIRN_UNSAFE_CRASH_AFTER_COMMIT || undefined,

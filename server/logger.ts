@@ -2,6 +2,41 @@
 // or content to the logger in the first place.
 import { pino, type Logger } from 'pino';
 
+/** Bytes of log lines that may wait for a stalled stdout before further lines are dropped. */
+export const STDOUT_BACKLOG_BYTES = 1024 * 1024;
+
+const QUIETED = new WeakSet<object>();
+
+/**
+ * Issue 11.9: a log destination that can never block the process. pino's default destination
+ * writes stdout synchronously and, on a pipe or socket whose reader stalls, retries EAGAIN in a
+ * busy wait forever (a server that hung in exit for 40 minutes). Here lines go through
+ * process.stdout, which is asynchronous on pipes and sockets; while more than `maxBacklog` bytes
+ * wait, further lines are dropped (and counted) rather than buffered without bound. Lines still
+ * waiting when the process exits are lost; the process is not held for them.
+ */
+export function nonBlockingStdout(stream: NodeJS.WritableStream & { writableLength?: number } = process.stdout, maxBacklog = STDOUT_BACKLOG_BYTES) {
+  let dropped = 0;
+  // A closed reader (EPIPE) is not a reason to crash the server (one listener per stream).
+  if (!QUIETED.has(stream)) {
+    QUIETED.add(stream);
+    stream.on('error', () => {});
+  }
+  return {
+    write(line: string): void {
+      if ((stream.writableLength ?? 0) > maxBacklog) {
+        dropped++;
+        return;
+      }
+      if (dropped) {
+        stream.write(`{"level":40,"service":"cairn","msg":"log lines dropped: stdout stalled","dropped":${dropped}}\n`);
+        dropped = 0;
+      }
+      stream.write(line);
+    },
+  };
+}
+
 export function createLogger(level: string, destination?: NodeJS.WritableStream): Logger {
   return pino(
     {
@@ -13,6 +48,6 @@ export function createLogger(level: string, destination?: NodeJS.WritableStream)
         censor: '[redacted]',
       },
     },
-    destination as pino.DestinationStream | undefined,
+    (destination ?? nonBlockingStdout()) as pino.DestinationStream,
   );
 }

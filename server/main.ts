@@ -1,37 +1,61 @@
 // The process: boot, listen, shut down cleanly on SIGTERM/SIGINT (finish in-flight requests,
-// close the database).
-import { createServer } from 'node:http';
+// close the database), and always end within a bound (issue 11.9).
+import { chmodSync, mkdirSync, statSync } from 'node:fs';
 import { loadConfig } from './config.js';
 import { openDb, closeDb } from '../db/client.js';
 import { deriveServerKeys, loadMasterKey } from './crypto/master-key.js';
 import { createLogger } from './logger.js';
 import { systemClock } from './clock.js';
 import { createApp } from './app.js';
+import { createHttpServer } from './http.js';
 import { startJobs } from './jobs/scheduler.js';
 import type { Deps } from './deps.js';
+import type { Logger } from 'pino';
+
+/** After the grace period, connections are closed; this long after it, the process exits regardless. */
+const HARD_EXIT_AFTER_GRACE_MS = 1_000;
+
+/**
+ * Issue 11.5 (docs/security.md "Files on disk"): DATA_DIR is 0700 when the server creates it, and
+ * everything created under it is 0600 by the process umask. An existing directory keeps the
+ * operator's mode; a warning says when others can read it.
+ */
+function prepareDataDir(dataDir: string, log: Logger): void {
+  let existed = true;
+  try {
+    statSync(dataDir);
+  } catch {
+    existed = false;
+  }
+  if (!existed) {
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    chmodSync(dataDir, 0o700);
+    return;
+  }
+  const mode = statSync(dataDir).mode & 0o777;
+  if (mode & 0o077) {
+    log.warn({ dataDir, mode: mode.toString(8).padStart(4, '0') }, 'DATA_DIR is accessible to other users; chmod 700 it');
+  }
+}
 
 async function main(): Promise<void> {
+  // Files this process creates (cairn.db, -wal, -shm, master.key) are readable by its user only.
+  process.umask(0o077);
   const config = loadConfig();
   const log = createLogger(config.logLevel);
+  prepareDataDir(config.dataDir, log);
   const db = openDb(config.dbFile, { durability: config.durability });
   const keys = deriveServerKeys(loadMasterKey(config.dataDir, config.masterKeyHex));
   const deps: Deps = { db, config, keys, clock: systemClock, log };
-  const server = createServer(createApp(deps));
+  const server = createHttpServer(createApp(deps), deps);
   const stopJobs = startJobs(deps);
   server.keepAliveTimeout = 5_000;
-
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, config.host, resolve);
-  });
-  const addr = server.address();
-  log.info({ address: typeof addr === 'object' && addr ? `${addr.address}:${addr.port}` : addr, dataDir: config.dataDir, publicUrl: config.publicUrl }, 'cairn listening');
 
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    log.info({ signal }, 'shutting down');
+    log.info({ signal, graceMs: config.shutdownGraceMs }, 'shutting down');
     server.close(() => {
       stopJobs();
       closeDb(db);
@@ -39,13 +63,26 @@ async function main(): Promise<void> {
       process.exit(0);
     });
     server.closeIdleConnections();
-    // In-flight requests get 10 s to finish.
+    // In-flight requests get CAIRN_SHUTDOWN_GRACE_MS (default 10 s) to finish.
     setTimeout(() => {
       server.closeAllConnections();
-    }, 10_000).unref();
+    }, config.shutdownGraceMs).unref();
+    // Issue 11.9: whatever still holds the process (a stalled stdout, a stuck handle), it exits
+    // 1 s after the grace period. Logging cannot block (server/logger.ts), so this timer runs.
+    setTimeout(() => {
+      process.exit(1);
+    }, config.shutdownGraceMs + HARD_EXIT_AFTER_GRACE_MS).unref();
   };
+  // Installed before the listen line, so a supervisor reacting to it can already stop us.
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, resolve);
+  });
+  const addr = server.address();
+  log.info({ address: typeof addr === 'object' && addr ? `${addr.address}:${addr.port}` : addr, dataDir: config.dataDir, publicUrl: config.publicUrl }, 'cairn listening');
 }
 
 main().catch((err) => {

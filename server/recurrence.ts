@@ -2,6 +2,7 @@
 // occurrence of a series. Pure and transport-agnostic: no database, no clock, no request.
 // Occurrences come from the `rrule` library; this module only decides which rules to accept,
 // where a series starts, and how a to-do's dates move. Decisions: docs/recurrence.md.
+import { isCalendarDate } from './calendar.js';
 import { createRequire } from 'node:module';
 import type { Options as RRuleOptions, Weekday as RRuleWeekday } from 'rrule';
 import { z } from 'zod';
@@ -278,13 +279,6 @@ export function validateRecurrence(value: unknown, pointer = '/recurrence'): Rec
 // Calendar dates. Every date is a UTC midnight; nothing here reads the process time zone.
 
 const DAY_MS = 86_400_000;
-const DATE_RE = /^\d{4}-\d{2}-\d{2}$/;
-
-function isCalendarDate(s: string): boolean {
-  if (!DATE_RE.test(s)) return false;
-  const d = new Date(`${s}T00:00:00Z`);
-  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s;
-}
 
 function toDay(s: string, name: string): Date {
   if (!isCalendarDate(s)) throw new RangeError(`${name} must be a calendar date as YYYY-MM-DD`);

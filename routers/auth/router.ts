@@ -32,13 +32,13 @@ const tags = ['auth'];
 
 export const authRouter = router({
   register: publicProcedure
-    .meta({ public: true, successStatus: 201, rateLimits: ['passwordIp'], openapi: { method: 'POST', path: '/v1/auth/register', protect: false, tags, summary: 'Create an account and a first-party session' } })
+    .meta({ secretInAnswer: true, public: true, successStatus: 201, rateLimits: ['passwordIp'], openapi: { method: 'POST', path: '/v1/auth/register', protect: false, tags, summary: 'Create an account and a first-party session' } })
     .input(RegisterInput)
     .output(Registered)
     .mutation(({ ctx, input }) => passwordWork(ctx, null, () => m.register(ctx.deps, input))),
 
   login: publicProcedure
-    .meta({ public: true, rateLimits: ['passwordIp'], openapi: { method: 'POST', path: '/v1/auth/login', protect: false, tags, summary: 'Start a first-party session' } })
+    .meta({ secretInAnswer: true, public: true, rateLimits: ['passwordIp'], openapi: { method: 'POST', path: '/v1/auth/login', protect: false, tags, summary: 'Start a first-party session' } })
     .input(LoginInput)
     .output(SessionToken)
     .mutation(({ ctx, input }) => passwordWork(ctx, m.accountKeyForEmail(ctx.deps, input.email), () => m.login(ctx.deps, input))),
@@ -50,13 +50,13 @@ export const authRouter = router({
     .mutation(atomic(({ ctx }) => m.logout(ctx.deps, ctx.principal), ERASES)),
 
   changePassword: authedProcedure
-    .meta({ firstPartyOnly: true, rateLimits: ['passwordIp'], openapi: { method: 'POST', path: '/v1/auth/password', tags, summary: 'Change the password; disconnects every other credential (spec §5.4)' } })
+    .meta({ secretInAnswer: true, firstPartyOnly: true, rateLimits: ['passwordIp'], openapi: { method: 'POST', path: '/v1/auth/password', tags, summary: 'Change the password; disconnects every other credential (spec §5.4)' } })
     .input(ChangePasswordInput)
     .output(SessionToken)
     .mutation(({ ctx, input }) => passwordWork(ctx, m.accountKeyForUser(ctx.deps, ctx.principal.userId), () => m.changePassword(ctx.deps, ctx.principal, input))),
 
   rotateKey: authedProcedure
-    .meta({ firstPartyOnly: true, rateLimits: ['passwordIp'], openapi: { method: 'POST', path: '/v1/auth/rotate-key', tags, summary: 'Re-seal everything under a new data key; disconnects every other credential (spec §5.4)' } })
+    .meta({ secretInAnswer: true, firstPartyOnly: true, rateLimits: ['passwordIp'], openapi: { method: 'POST', path: '/v1/auth/rotate-key', tags, summary: 'Re-seal everything under a new data key; disconnects every other credential (spec §5.4)' } })
     .input(RotateKeyInput)
     .output(SessionToken)
     .mutation(({ ctx, input }) => passwordWork(ctx, m.accountKeyForUser(ctx.deps, ctx.principal.userId), () => m.rotateKey(ctx.deps, ctx.principal, input))),

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { LIMITS } from '../../server/config.js';
 import { ClientId, IdRef } from '../../server/ids.js';
 import { ListQueryShape, boolParam } from '../../db/paging.js';
-import { ColorHex, DateOnly, Symbol, Timestamp } from '../common.js';
+import { ColorHex, DateOnly, Symbol, Timestamp, PathId } from '../common.js';
 import { CONTAINER_KINDS } from '../../db/schema/index.js';
 
 export const ContainerKind = z.enum(CONTAINER_KINDS);
@@ -32,7 +32,7 @@ export const CreateContainerInput = z
 /** Spec §4.4: a subset of the content fields; `parentId` and `kind` are refused with a pointer. */
 export const UpdateContainerInput = z.strictObject(
   {
-    id: IdRef,
+    id: PathId,
     name: Name.optional(),
     subtitle: Subtitle.nullable().optional(),
     notes: Notes.nullable().optional(),
@@ -54,7 +54,7 @@ export const UpdateContainerInput = z.strictObject(
 /** DECISIONS §6: move to another parent (or to the top level with null), after/before a sibling. */
 export const MoveContainerInput = z
   .object({
-    id: IdRef,
+    id: PathId,
     parentId: IdRef.nullable(),
     after: IdRef.nullable().optional(),
     before: IdRef.nullable().optional(),

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { LIMITS } from '../../server/config.js';
 import { ClientId, IdRef } from '../../server/ids.js';
 import { ListQueryShape } from '../../db/paging.js';
-import { DateOnly, Timestamp } from '../common.js';
+import { DateOnly, Timestamp, PathId } from '../common.js';
 import { Container } from '../containers/schema.js';
 import { Todo } from '../todos/schema.js';
 
@@ -20,7 +20,7 @@ export const CreateHeadingInput = z
   .strict();
 
 export const UpdateHeadingInput = z.strictObject(
-  { id: IdRef, name: Name.optional(), after: After.optional() },
+  { id: PathId, name: Name.optional(), after: After.optional() },
   {
     error: (iss) =>
       iss.code === 'unrecognized_keys' && iss.keys.includes('projectId') ? 'a heading never changes project' : undefined,
@@ -37,11 +37,11 @@ export const ListHeadingsInput = z
 
 /** The path names the heading `{headingId}` so the body's own `id` (the new subproject's) stays free. */
 export const ConvertHeadingInput = z
-  .object({ headingId: IdRef, id: ClientId.optional().meta({ description: 'Id for the new subproject; omitted = derived from the heading, so a retry finds it.' }) })
+  .object({ headingId: PathId, id: ClientId.optional().meta({ description: 'Id for the new subproject; omitted = derived from the heading, so a retry finds it.' }) })
   .strict();
 
 export const CompleteHeadingInput = z
-  .object({ id: IdRef, today: DateOnly.optional().meta({ description: "YYYY-MM-DD; defaults to the server's UTC date." }) })
+  .object({ id: PathId, today: DateOnly.optional().meta({ description: "YYYY-MM-DD; defaults to the server's UTC date." }) })
   .strict();
 
 export const Heading = z.object({

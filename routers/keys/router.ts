@@ -16,7 +16,7 @@ export const keysRouter = router({
     .query(({ ctx, input }) => m.listKeys(ctx.deps, ctx.principal, input)),
 
   create: authedProcedure
-    .meta({ firstPartyOnly: true, successStatus: 201, idempotent: 'no-replay', rateLimits: ['keyCreate'], openapi: { method: 'POST', path: '/v1/keys', tags, summary: 'Create a personal access token (first-party sessions only); the token is shown once' } })
+    .meta({ secretInAnswer: true, firstPartyOnly: true, successStatus: 201, idempotent: 'no-replay', rateLimits: ['keyCreate'], openapi: { method: 'POST', path: '/v1/keys', tags, summary: 'Create a personal access token (first-party sessions only); the token is shown once' } })
     .input(CreateKeyInput)
     .output(CreatedKey)
     .mutation(atomic(({ ctx, input }) => m.createKey(ctx.deps, ctx.principal, input))),

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { LIMITS } from '../../server/config.js';
 import { ClientId, IdRef } from '../../server/ids.js';
 import { ListQueryShape, boolParam } from '../../db/paging.js';
-import { ColorHex, Timestamp } from '../common.js';
+import { ColorHex, Timestamp, PathId } from '../common.js';
 
 const Name = z
   .string()
@@ -30,7 +30,7 @@ export const CreateNoteFolderInput = z
 /** Spec §4.7: `name`, `colorHex`, `symbol` (null clears the last two); `parentId` refused. */
 export const UpdateNoteFolderInput = z.strictObject(
   {
-    id: IdRef,
+    id: PathId,
     name: Name.optional(),
     colorHex: ColorHex.nullable().optional(),
     symbol: FolderSymbol.nullable().optional(),
@@ -43,7 +43,7 @@ export const UpdateNoteFolderInput = z.strictObject(
 
 export const MoveNoteFolderInput = z
   .object({
-    id: IdRef,
+    id: PathId,
     parentId: IdRef.nullable().meta({ description: 'A top-level folder, or null for the top level.' }),
     after: IdRef.nullable().optional().meta({ description: 'A sibling folder to follow.' }),
     before: IdRef.nullable().optional().meta({ description: 'A sibling folder to precede.' }),

@@ -1,12 +1,12 @@
 // Note versions (spec §2.5, §4.6, §4.8): inputs and answers.
 import { z } from 'zod';
-import { IdRef } from '../../server/ids.js';
+
 import { ListQueryShape } from '../../db/paging.js';
-import { Timestamp } from '../common.js';
+import { Timestamp, PathId } from '../common.js';
 import { VERSION_SOURCES } from './record.js';
 
-export const ListNoteVersionsInput = z.object({ id: IdRef, ...ListQueryShape }).strict();
-export const NoteVersionRef = z.object({ noteId: IdRef, id: IdRef }).strict();
+export const ListNoteVersionsInput = z.object({ id: PathId, ...ListQueryShape }).strict();
+export const NoteVersionRef = z.object({ noteId: PathId, id: PathId }).strict();
 export const RestoreNoteVersionInput = NoteVersionRef;
 
 /** A version without its text (lists, `GET /v1/note-versions/{id}`). */

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { LIMITS } from '../../server/config.js';
 import { ClientId, IdRef } from '../../server/ids.js';
 import { ListQueryShape, boolParam } from '../../db/paging.js';
-import { Timestamp } from '../common.js';
+import { Timestamp, PathId } from '../common.js';
 
 /** Spec §2.3: 1..100000 and never blank (whitespace only is refused). */
 export const NoteBody = z
@@ -26,7 +26,7 @@ export const CreateNoteInput = z
 
 /** Spec §4.6: `title` (null clears) and `body`; `parentId` is refused. */
 export const UpdateNoteInput = z.strictObject(
-  { id: IdRef, title: NoteTitle.nullable().optional(), body: NoteBody.optional() },
+  { id: PathId, title: NoteTitle.nullable().optional(), body: NoteBody.optional() },
   {
     error: (iss) => {
       if (iss.code !== 'unrecognized_keys') return undefined;
@@ -38,7 +38,7 @@ export const UpdateNoteInput = z.strictObject(
 
 export const MoveNoteInput = z
   .object({
-    id: IdRef,
+    id: PathId,
     parentId: IdRef.nullable().meta({ description: 'Destination project or subproject; null = standalone.' }),
     folderId: IdRef.nullable().optional().meta({
       description: 'Destination folder for a standalone note; null = no folder; omitted = the current folder (none when parentId is a container).',

@@ -1,14 +1,10 @@
 import { z } from 'zod';
 import { LIMITS } from '../../server/config.js';
-import { ClientId, IdRef } from '../../server/ids.js';
-import { ColorHex, Timestamp } from '../common.js';
+import { ClientId } from '../../server/ids.js';
+import { ColorHex, Timestamp, PathId, noControlChars, NO_CONTROL_CHARS } from '../common.js';
 
-const TagName = z
-  .string()
-  .trim()
-  .min(1)
-  .max(LIMITS.tag.name)
-  .refine((s) => !/[\u0000-\u001f\u007f]/.test(s), 'must not contain control characters');
+/** Also the names a to-do's `tags` list takes (routers/todos/schema.ts). */
+export const TagName = z.string().trim().min(1).max(LIMITS.tag.name).refine(noControlChars, NO_CONTROL_CHARS);
 
 export const CreateTagInput = z
   .object({ name: TagName, colorHex: ColorHex.nullable().optional(), id: ClientId.optional() })
@@ -16,7 +12,7 @@ export const CreateTagInput = z
 
 /** Spec §2.9: `colorHex` is the only field a PATCH may change, and it is required there. */
 export const UpdateTagInput = z.strictObject(
-  { id: IdRef, colorHex: ColorHex.nullable() },
+  { id: PathId, colorHex: ColorHex.nullable() },
   {
     error: (iss) =>
       iss.code === 'unrecognized_keys' && iss.keys.includes('name')

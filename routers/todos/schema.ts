@@ -3,21 +3,16 @@ import { z } from 'zod';
 import { LIMITS } from '../../server/config.js';
 import { ClientId, IdRef } from '../../server/ids.js';
 import { ListQueryShape, boolParam } from '../../db/paging.js';
-import { DateOnly, Timestamp } from '../common.js';
+import { DateOnly, Timestamp, PathId, noControlChars, NO_CONTROL_CHARS } from '../common.js';
+import { TagName } from '../tags/schema.js';
 import { Priority } from '../containers/schema.js';
 import { Recurrence } from '../../server/recurrence.js';
 
 export const TodoStatus = z.enum(['open', 'completed', 'canceled']);
 
-const Title = z.string().min(1).max(LIMITS.todo.title);
+// Issue 13.7: one line of text, as tag names are.
+const Title = z.string().min(1).max(LIMITS.todo.title).refine(noControlChars, NO_CONTROL_CHARS);
 const Notes = z.string().max(LIMITS.todo.notes);
-
-const TagName = z
-  .string()
-  .trim()
-  .min(1)
-  .max(LIMITS.tag.name)
-  .refine((s) => !/[\u0000-\u001f\u007f]/.test(s), 'must not contain control characters');
 
 /** Tag names; an unknown name creates the tag (DECISIONS §5). */
 const TagNames = z.array(TagName).max(LIMITS.todo.tags);
@@ -54,7 +49,7 @@ export const CreateTodoInput = z
   .strict();
 
 export const UpdateTodoInput = z.strictObject(
-  { id: IdRef, title: Title.optional(), ...contentFields },
+  { id: PathId, title: Title.optional(), ...contentFields },
   {
     error: (iss) => {
       if (iss.code !== 'unrecognized_keys') return undefined;
@@ -67,7 +62,7 @@ export const UpdateTodoInput = z.strictObject(
 
 export const MoveTodoInput = z
   .object({
-    id: IdRef,
+    id: PathId,
     parentId: IdRef.nullable().meta({ description: 'Destination project or subproject; null = standalone.' }),
     headingId: IdRef.nullable().optional().meta({ description: 'A heading of the destination; omitted or null = no heading.' }),
     after: IdRef.nullable().optional().meta({ description: 'A to-do or note of the destination band to follow.' }),
@@ -77,7 +72,7 @@ export const MoveTodoInput = z
 
 /** `today` (spec §4.5) for completion: the date a `completion`-basis recurrence counts from. */
 export const TodayInput = z
-  .object({ id: IdRef, today: DateOnly.optional().meta({ description: 'YYYY-MM-DD; defaults to the server\'s UTC date.' }) })
+  .object({ id: PathId, today: DateOnly.optional().meta({ description: 'YYYY-MM-DD; defaults to the server\'s UTC date.' }) })
   .strict();
 
 export const ListTodosInput = z

@@ -12,6 +12,7 @@ import { deriveServerKeys } from '../../server/crypto/master-key.js';
 import { createLogger } from '../../server/logger.js';
 import { manualClock } from '../../server/clock.js';
 import { createApp } from '../../server/app.js';
+import { attachClientErrorHandler } from '../../server/http.js';
 import type { Deps } from '../../server/deps.js';
 import { appRouter } from '../../routers/index.js';
 import { createCallerFactory, createContextInner } from '../../routers/trpc.js';
@@ -47,6 +48,8 @@ export async function startApp(
   const config: Config = { ...base, port, publicUrl: `http://127.0.0.1:${port}`, ...configPatch };
   const db = openDb(config.dbFile, { durability: config.durability });
   const deps: Deps = { db, config, keys: deriveServerKeys(masterKey), clock, log: opts.logStream ? createLogger('info', opts.logStream) : createLogger('silent') };
+  // As main.ts does (server/http.ts): what Node's parser refuses is answered as a problem.
+  attachClientErrorHandler(server, deps);
   server.on('request', createApp(deps));
   return {
     url: `http://127.0.0.1:${port}`,

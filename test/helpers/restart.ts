@@ -9,6 +9,7 @@ import { openDb, closeDb } from '../../db/client.js';
 import { deriveServerKeys } from '../../server/crypto/master-key.js';
 import { createLogger } from '../../server/logger.js';
 import { createApp } from '../../server/app.js';
+import { attachClientErrorHandler } from '../../server/http.js';
 import type { Deps } from '../../server/deps.js';
 import { appRouter } from '../../routers/index.js';
 import { createCallerFactory, createContextInner } from '../../routers/trpc.js';
@@ -23,6 +24,8 @@ export async function restartApp(previous: TestApp, env: Record<string, string> 
   const config: Config = { ...base, port, publicUrl: previous.deps.config.publicUrl, ...configPatch };
   const db = openDb(config.dbFile, { durability: config.durability });
   const deps: Deps = { db, config, keys: deriveServerKeys(previous.masterKey), clock: previous.clock, log: createLogger('silent') };
+  // As main.ts does (server/http.ts): what Node's parser refuses is answered as a problem.
+  attachClientErrorHandler(server, deps);
   server.on('request', createApp(deps));
   const factory = createCallerFactory(appRouter);
   return {

@@ -74,7 +74,7 @@ describe('note folders: create and read (spec §2.4, §4.7)', () => {
   });
 
   it('an unknown id is not_found; another user never sees the folder', async () => {
-    expectProblem(await get('/v1/note-folders/NOPE'), 404, 'not_found');
+    expectProblem(await get('/v1/note-folders/0A1B2C3D-0000-4000-8000-00000000000A'), 404, 'not_found');
     const f = await folder({ name: 'Mine' });
     const other = await registerUser(app);
     expectProblem(await get(`/v1/note-folders/${f.id}`, other.session), 404, 'not_found');

@@ -140,7 +140,7 @@ describe('note versions: reading (spec §4.6, §4.8)', () => {
     expectProblem(await get(`/v1/note-versions/${a.id}`), 404, 'not_found');
     expect((await get(`/v1/notes/${a.id}/versions/${va.id}`)).body.body).toBe('a');
     expect((await get(`/v1/notes/${a.id}`)).body.body).toBe('a');
-    expectProblem(await get('/v1/notes/NOPE/versions'), 404, 'not_found');
+    expectProblem(await get('/v1/notes/0A1B2C3D-0000-4000-8000-00000000000A/versions'), 404, 'not_found');
   });
 
   it('a version of a deleted note is not_found everywhere', async () => {

@@ -91,7 +91,7 @@ describe('notes: create and read (spec §2.3, §4.6)', () => {
   });
 
   it('an unknown id is not_found; another user never sees the note', async () => {
-    expectProblem(await get('/v1/notes/NOPE'), 404, 'not_found');
+    expectProblem(await get('/v1/notes/0A1B2C3D-0000-4000-8000-00000000000A'), 404, 'not_found');
     const n = await note({ body: 'private' });
     const other = await registerUser(app);
     expectProblem(await get(`/v1/notes/${n.id}`, other.session), 404, 'not_found');

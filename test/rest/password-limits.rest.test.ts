@@ -35,7 +35,8 @@ describe('/trpc batches', () => {
     resetPasswordHashingPeak();
     const before = passwordHashingStats();
     const r = await loginBatch(a, wrong(LIMITS.trpcBatchMax + 1, 'big'));
-    expect(r.status).toBe(400);
+    expect(r.status).toBe(422);
+    expect(JSON.stringify(r.body)).toContain('/errors/validation_failed');
     expect(passwordHashingStats()).toEqual(before);
     const ok = await loginBatch(a, wrong(LIMITS.trpcBatchMax, 'max'));
     expect(ok.status).toBe(401); // every call answered (all wrong)

@@ -37,10 +37,10 @@ describe('tRPC over HTTP', () => {
     expect(err).toBeInstanceOf(TRPCClientError);
     const data = (err as TRPCClientError<AppRouter>).data as { httpStatus: number; problem: { type: string; status: number } };
     expect(data.httpStatus).toBe(403);
-    expect(data.problem).toMatchObject({ type: 'forbidden_scope', status: 403 });
+    expect(data.problem).toMatchObject({ type: `${app.deps.config.publicUrl}/errors/forbidden_scope`, status: 403 });
     const bad = await client(pat.token).tags.list.query({ limit: 0 }).catch((e: unknown) => e);
     const problem = ((bad as TRPCClientError<AppRouter>).data as { problem: { type: string; errors: { pointer: string }[] } }).problem;
-    expect(problem.type).toBe('validation_failed');
+    expect(problem.type).toBe(`${app.deps.config.publicUrl}/errors/validation_failed`);
     expect(problem.errors[0]!.pointer).toBe('/limit');
     const anon = await client().me.get.query().catch((e: unknown) => e);
     expect(((anon as TRPCClientError<AppRouter>).data as { httpStatus: number }).httpStatus).toBe(401);
