@@ -11,7 +11,8 @@ export function sendProblem(deps: Deps, req: Request, res: Response, error: unkn
   if (internalCause !== undefined) {
     deps.log.error({ requestId: state.requestId, err: internalCause, procedure: state.procedure }, 'internal error');
   }
-  const body = finishProblem(problem, deps.config.publicUrl, state.requestId, req.originalUrl.split('?')[0]);
+  // req.originalUrl is Express's; /v1 requests are served on node:http (rest/v1.ts) and have only url.
+  const body = finishProblem(problem, deps.config.publicUrl, state.requestId, (req.originalUrl ?? req.url ?? '').split('?')[0]);
   res.statusCode = problem.status;
   for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
   res.setHeader('Content-Type', 'application/problem+json');

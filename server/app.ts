@@ -1,27 +1,23 @@
-// createApp(deps) → Express: /healthz, /.well-known, /v1 (REST via trpc-to-openapi), /trpc
-// (first-party, superjson), /openapi.json, /docs, /errors. Every error leaves as a problem.
+// createApp(deps) → Express: /healthz, /.well-known, /trpc (first-party, superjson),
+// /openapi.json, /docs, /errors, and the 404/405 answers. Every error leaves as a problem. It is
+// mounted behind server/handler.ts, which serves /v1 itself.
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { newRequestId } from './ids.js';
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import swaggerUi from 'swagger-ui-express';
 import { appRouter } from '../routers/index.js';
 import { createContextInner } from '../routers/trpc.js';
-import { createRestHandler } from '../rest/handler.js';
-import { jsonBody, mediaTypeGuard, trpcBody } from '../rest/guards.js';
+import { trpcBody } from '../rest/guards.js';
 import { htmlPageHeaders } from '../rest/html.js';
-import { hasDotSegment } from '../rest/paths.js';
 import { problemScope } from '../routers/middleware/problems.js';
 import { methodsAt } from '../rest/routes.js';
 import { sendProblem } from '../rest/send.js';
-import { initRequestState, requestState } from '../rest/state.js';
-import { edgeLimit, requestExtras } from '../rest/rate-limit.js';
+import { requestState } from '../rest/state.js';
+import { requestExtras } from '../rest/rate-limit.js';
 import { buildOpenApiDocument } from '../rest/openapi.js';
 import { errorPage, errorIndex } from '../rest/error-pages.js';
 import { LIMITS } from './config.js';
 import type { Deps } from './deps.js';
 import { AppError } from './errors.js';
-
-const V1 = /^\/v1(?:[/?]|$)/;
 
 export function createApp(deps: Deps): express.Express {
   const app = express();
@@ -29,42 +25,9 @@ export function createApp(deps: Deps): express.Express {
   app.set('trust proxy', deps.config.trustProxy ? deps.config.trustProxy.split(',').map((s) => s.trim()) : false);
   app.set('etag', false);
 
-  // Request id, access log (route, status, duration; never query strings, bodies or headers).
-  app.use((req: Request, res: Response, next: NextFunction) => {
-    const state = initRequestState(req, newRequestId(), req.ip ?? req.socket.remoteAddress ?? '');
-    res.setHeader('X-Request-Id', state.requestId);
-    res.on('finish', () => {
-      const ms = Number(process.hrtime.bigint() - state.start) / 1e6;
-      deps.log.info(
-        { requestId: state.requestId, method: req.method, path: req.path, route: state.procedure ?? state.ctx?.http.procedure, status: res.statusCode, durationMs: Math.round(ms * 100) / 100 },
-        'request',
-      );
-    });
-    next();
-  });
-
-  // Spec §8.1: the per-IP edge bucket, and RateLimit-* headers on every response.
-  app.use(edgeLimit(deps));
-
-  // Issue 11.11: one path, one operation. URL parsers resolve dot segments (`.`, `..`, `%2e`)
-  // after routing has looked at the raw path, so such a path would reach another route than the
-  // one it names (`/v1/headings/.` the list). It is refused instead of rewritten (docs/api.md).
-  app.use((req: Request, _res: Response, next: NextFunction) => {
-    if (hasDotSegment(req.url)) return next(new AppError('not_found', 'No route matches this path: dot segments (".", "..") are not resolved.'));
-    next();
-  });
-
-  // /v1 (REST via trpc-to-openapi): the guards (media type, body) then the adapter, dispatched
-  // here so API requests skip every other route's layer (Express tests each one in turn). What
-  // the adapter does not know falls through to the 405/404 handlers below.
-  const rest = createRestHandler(deps);
-  app.use((req: Request, res: Response, next: NextFunction) => {
-    if (!V1.test(req.url)) return next();
-    mediaTypeGuard(req, res, (err?: unknown) => {
-      if (err) return next(err);
-      jsonBody(req, res, (err2?: unknown) => (err2 ? next(err2) : rest(req, res, next)));
-    });
-  });
+  // Request id, access log, client address, the edge bucket and the dot-segment refusal run
+  // before this app is reached (server/handler.ts), and /v1 is served there without Express
+  // (rest/v1.ts). A /v1 path that names no route falls through to the 405/404 handlers below.
 
   app.get('/healthz', (_req, res) => {
     deps.db.$client.prepare('SELECT 1').get();

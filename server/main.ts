@@ -6,7 +6,7 @@ import { openDb, closeDb } from '../db/client.js';
 import { deriveServerKeys, loadMasterKey } from './crypto/master-key.js';
 import { createLogger } from './logger.js';
 import { systemClock } from './clock.js';
-import { createApp } from './app.js';
+import { createRequestHandler } from './handler.js';
 import { createHttpServer } from './http.js';
 import { startJobs } from './jobs/scheduler.js';
 import type { Deps } from './deps.js';
@@ -47,7 +47,7 @@ async function main(): Promise<void> {
   const db = openDb(config.dbFile, { durability: config.durability });
   const keys = deriveServerKeys(loadMasterKey(config.dataDir, config.masterKeyHex));
   const deps: Deps = { db, config, keys, clock: systemClock, log };
-  const server = createHttpServer(createApp(deps), deps);
+  const server = createHttpServer(createRequestHandler(deps), deps);
   const stopJobs = startJobs(deps);
   server.keepAliveTimeout = 5_000;
 

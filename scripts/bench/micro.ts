@@ -15,7 +15,7 @@ import { deriveServerKeys, loadMasterKey } from '../../server/crypto/master-key.
 import { createLogger } from '../../server/logger.js';
 import { systemClock } from '../../server/clock.js';
 import type { Deps } from '../../server/deps.js';
-import { createApp } from '../../server/app.js';
+import { createRequestHandler } from '../../server/handler.js';
 import { appRouter } from '../../routers/index.js';
 import { createCallerFactory, createContextInner } from '../../routers/trpc.js';
 import { authenticate, PAT_PREFIX, wrapPurpose } from '../../server/auth/credentials.js';
@@ -118,9 +118,9 @@ async function main(): Promise<void> {
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end('{"ok":true}');
   });
-  const silent = await listen(createApp(deps));
+  const silent = await listen(createRequestHandler(deps));
   const devnull = pino.destination({ dest: '/dev/null', sync: true });
-  const logged = await listen(createApp({ ...deps, log: createLogger('info', devnull as unknown as NodeJS.WritableStream) }));
+  const logged = await listen(createRequestHandler({ ...deps, log: createLogger('info', devnull as unknown as NodeJS.WritableStream) }));
   const headers = { authorization: auth };
   const trpcPath = `/trpc/${resource}.get?input=${encodeURIComponent(JSON.stringify({ json: { id } }))}`;
 

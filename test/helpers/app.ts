@@ -11,7 +11,7 @@ import { openDb, closeDb } from '../../db/client.js';
 import { deriveServerKeys } from '../../server/crypto/master-key.js';
 import { createLogger } from '../../server/logger.js';
 import { manualClock } from '../../server/clock.js';
-import { createApp } from '../../server/app.js';
+import { createRequestHandler } from '../../server/handler.js';
 import { attachClientErrorHandler } from '../../server/http.js';
 import type { Deps } from '../../server/deps.js';
 import { appRouter } from '../../routers/index.js';
@@ -50,7 +50,7 @@ export async function startApp(
   const deps: Deps = { db, config, keys: deriveServerKeys(masterKey), clock, log: opts.logStream ? createLogger('info', opts.logStream) : createLogger('silent') };
   // As main.ts does (server/http.ts): what Node's parser refuses is answered as a problem.
   attachClientErrorHandler(server, deps);
-  server.on('request', createApp(deps));
+  server.on('request', createRequestHandler(deps));
   return {
     url: `http://127.0.0.1:${port}`,
     deps,

@@ -8,7 +8,7 @@ import { loadConfig, type Config } from '../../server/config.js';
 import { openDb, closeDb } from '../../db/client.js';
 import { deriveServerKeys } from '../../server/crypto/master-key.js';
 import { createLogger } from '../../server/logger.js';
-import { createApp } from '../../server/app.js';
+import { createRequestHandler } from '../../server/handler.js';
 import { attachClientErrorHandler } from '../../server/http.js';
 import type { Deps } from '../../server/deps.js';
 import { appRouter } from '../../routers/index.js';
@@ -26,7 +26,7 @@ export async function restartApp(previous: TestApp, env: Record<string, string> 
   const deps: Deps = { db, config, keys: deriveServerKeys(previous.masterKey), clock: previous.clock, log: createLogger('silent') };
   // As main.ts does (server/http.ts): what Node's parser refuses is answered as a problem.
   attachClientErrorHandler(server, deps);
-  server.on('request', createApp(deps));
+  server.on('request', createRequestHandler(deps));
   const factory = createCallerFactory(appRouter);
   return {
     url: `http://127.0.0.1:${port}`,

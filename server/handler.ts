@@ -1,0 +1,62 @@
+// The process's request listener (issue 12): what every request gets, then the route. /v1 is
+// served on node:http directly (rest/v1.ts), with no Express layer; everything else (/trpc,
+// /healthz, /.well-known, /openapi.json, /docs, /errors, and the 404/405 answers) goes to the
+// Express app (server/app.ts).
+//
+// Every request, whichever way it goes: a request id (X-Request-Id), the access log line
+// (method, path, procedure, status, duration; never query strings, bodies or headers), the client
+// address (the socket's, or X-Forwarded-For from CAIRN_TRUST_PROXY, as Express's `req.ip` reads
+// it: the same proxy-addr rules), the per-IP edge bucket with RateLimit-* headers (spec §8.1),
+// and the refusal of dot segments (issue 11.11).
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import type { Request, Response } from 'express';
+import proxyaddr from 'proxy-addr';
+import { newRequestId } from './ids.js';
+import type { Deps } from './deps.js';
+import { AppError } from './errors.js';
+import { createApp } from './app.js';
+import { createV1Handler } from '../rest/v1.js';
+import { edgeLimit } from '../rest/rate-limit.js';
+import { hasDotSegment } from '../rest/paths.js';
+import { sendProblem } from '../rest/send.js';
+import { initRequestState } from '../rest/state.js';
+
+const V1 = /^\/v1(?:[/?]|$)/;
+
+/** The same trust rules as Express's `trust proxy` setting (an address list, CIDR, or named ranges). */
+function trustFor(deps: Deps): (addr: string, i: number) => boolean {
+  const list = deps.config.trustProxy ? deps.config.trustProxy.split(',').map((s) => s.trim()) : [];
+  return list.length ? proxyaddr.compile(list) : () => false;
+}
+
+export function createRequestHandler(deps: Deps): RequestListener {
+  const app = createApp(deps);
+  const v1 = createV1Handler(deps);
+  const edge = edgeLimit(deps);
+  const trust = trustFor(deps);
+  const log = deps.log;
+
+  return (req: IncomingMessage, res: ServerResponse) => {
+    const ip = proxyaddr(req, trust) ?? req.socket.remoteAddress ?? '';
+    const state = initRequestState(req as Request, newRequestId(), ip);
+    res.setHeader('X-Request-Id', state.requestId);
+    res.on('finish', () => {
+      const url = req.url ?? '';
+      const q = url.indexOf('?');
+      const ms = Number(process.hrtime.bigint() - state.start) / 1e6;
+      log.info(
+        { requestId: state.requestId, method: req.method, path: q === -1 ? url : url.slice(0, q), route: state.procedure ?? state.ctx?.http.procedure, status: res.statusCode, durationMs: Math.round(ms * 100) / 100 },
+        'request',
+      );
+    });
+    edge(req as Request, res as Response, (err?: unknown) => {
+      if (err) return sendProblem(deps, req as Request, res as Response, err);
+      const url = req.url ?? '';
+      if (hasDotSegment(url)) {
+        return sendProblem(deps, req as Request, res as Response, new AppError('not_found', 'No route matches this path: dot segments (".", "..") are not resolved.'));
+      }
+      if (V1.test(url)) return v1(req, res, () => app(req, res));
+      app(req, res);
+    });
+  };
+}
