@@ -2,10 +2,10 @@
 // a fresh DATA_DIR (generating the master key, mode 0600), answers /healthz, and shuts down cleanly
 // on SIGTERM; the CLI creates users and tokens that the server accepts.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync, existsSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, statSync, existsSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createServer } from 'node:net';
+import { createServer, connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -60,7 +60,7 @@ describe('entry points', () => {
       await new Promise<void>((resolve, reject) => {
         const t = setTimeout(() => reject(new Error(`no listen line: ${out}`)), 20_000);
         child.stdout.on('data', () => {
-          if (out.includes('cairn listening')) {
+          if (out.includes(' listening on ')) {
             clearTimeout(t);
             resolve();
           }
@@ -79,4 +79,76 @@ describe('entry points', () => {
       if (child.exitCode === null) child.kill('SIGKILL');
     }
   });
+});
+
+/** Whether anything accepts TCP connections on 127.0.0.1:port. */
+function listening(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const sock = connect(port, '127.0.0.1');
+    sock.once('connect', () => {
+      sock.destroy();
+      resolve(true);
+    });
+    sock.once('error', () => resolve(false));
+  });
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('npm start (issue 13 items 3 and 4)', () => {
+  // A copy of the sources without dist/, so this is a first start: it must say it is building,
+  // then say where it listens; SIGTERM to the pid a supervisor started (npm's) stops the server.
+  it('says it is building, prints one listening line, and stops on SIGTERM to the npm pid', async () => {
+    const copy = mkdtempSync(path.join(tmpdir(), 'cairn-start-'));
+    for (const entry of ['server', 'routers', 'db', 'rest', 'scripts', 'bin', 'package.json', 'tsconfig.json', 'tsconfig.build.json']) {
+      cpSync(path.join(root, entry), path.join(copy, entry), { recursive: true });
+    }
+    symlinkSync(path.join(root, 'node_modules'), path.join(copy, 'node_modules'));
+    const port = await freePort();
+    const child = spawn('npm', ['start'], { cwd: copy, env: { ...env(), PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code, signal) => resolve(code ?? (signal ? -1 : null))));
+    let server = 0;
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const t = setTimeout(() => reject(new Error(`no listen line: ${out}`)), 120_000);
+        child.stdout.on('data', () => {
+          if (out.includes(' listening on ')) {
+            clearTimeout(t);
+            resolve();
+          }
+        });
+      });
+      const lines = out.split('\n');
+      const building = lines.findIndex((l) => l.startsWith('Building Cairn (first start'));
+      const listen = lines.findIndex((l) => l.includes(' listening on '));
+      expect(building, out).toBeGreaterThanOrEqual(0);
+      expect(listen).toBeGreaterThan(building);
+      const version = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { version: string }).version;
+      expect(JSON.parse(lines[listen]!).msg).toBe(`cairn ${version} listening on http://127.0.0.1:${port}, DATA_DIR ${dataDir}`);
+      expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+      // The server process: npm's child (with `exec`, node itself rather than a shell).
+      const kids = spawnSync('ps', ['-o', 'pid=', '--ppid', String(child.pid)], { encoding: 'utf8' }).stdout.trim().split(/\s+/).map(Number);
+      expect(kids.length).toBe(1);
+      server = kids[0]!;
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      expect(alive(server)).toBe(false);
+      expect(await listening(port)).toBe(false);
+      expect(out).toContain('"msg":"stopped"');
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+      if (server && alive(server)) process.kill(server, 'SIGKILL');
+      rmSync(copy, { recursive: true, force: true });
+    }
+  }, 150_000);
 });
