@@ -14,6 +14,7 @@ import { initRequestState, requestState } from '../rest/state.js';
 import { edgeLimit, requestExtras } from '../rest/rate-limit.js';
 import { buildOpenApiDocument } from '../rest/openapi.js';
 import { errorPage, errorIndex } from '../rest/error-pages.js';
+import { corsHeaders, preflight } from '../rest/cors.js';
 import { LIMITS } from './config.js';
 import type { Deps } from './deps.js';
 import { AppError } from './errors.js';
@@ -40,8 +41,12 @@ export function createApp(deps: Deps): express.Express {
     next();
   });
 
+  // Browser clients (rest/cors.ts): the CORS headers first, so refusals (429 included) carry them.
+  app.use(corsHeaders);
+
   // Spec §8.1: the per-IP edge bucket, and RateLimit-* headers on every response.
   app.use(edgeLimit(deps));
+  app.use(preflight);
 
   // /v1 (REST via trpc-to-openapi): the guards (media type, body) then the adapter, dispatched
   // here so API requests skip every other route's layer (Express tests each one in turn). What
@@ -71,11 +76,15 @@ export function createApp(deps: Deps): express.Express {
     });
   });
 
+  // /openapi.json names PUBLIC_URL (a document saved or fed to a generator needs an absolute
+  // address); the copy /docs embeds puts the relative `/` first, so "Try it out" calls the origin
+  // the page was opened from, whatever PUBLIC_URL says (issue 13 item 2; docs/api.md).
   const doc = buildOpenApiDocument(deps.config.publicUrl);
+  const docsCopy = { ...doc, servers: [{ url: '/', description: 'The server this page was loaded from' }, ...(doc.servers ?? [])] };
   app.get('/openapi.json', (_req, res) => {
     res.json(doc);
   });
-  app.use('/docs', swaggerUi.serve, swaggerUi.setup(doc, { customSiteTitle: 'Cairn API' }));
+  app.use('/docs', swaggerUi.serve, swaggerUi.setup(docsCopy, { customSiteTitle: 'Cairn API' }));
 
   app.get('/errors', (_req, res) => {
     res.type('html').send(errorIndex(deps.config.publicUrl));
