@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createServer, connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import Database from 'better-sqlite3';
 
 const root = path.resolve(import.meta.dirname, '..');
 const tsx = path.join(root, 'node_modules', '.bin', 'tsx');
@@ -33,6 +34,23 @@ function cli(args: string[], password: string) {
   return spawnSync(tsx, ['server/cli.ts', ...args], { cwd: root, env: { ...env(), CAIRN_PASSWORD: password }, encoding: 'utf8' });
 }
 
+/** The CLI with the password on standard input (a pipe, not a terminal) and no CAIRN_PASSWORD. */
+function cliStdin(args: string[], stdin: string) {
+  const { CAIRN_PASSWORD: _unused, ...rest } = env();
+  return spawnSync(tsx, ['server/cli.ts', ...args], { cwd: root, env: rest, input: stdin, encoding: 'utf8' });
+}
+
+/** Live credentials by kind, read from the database file. */
+function credentialKinds(): Record<string, number> {
+  const db = new Database(path.join(dataDir, 'cairn.db'), { readonly: true });
+  try {
+    const rows = db.prepare('SELECT kind, count(*) AS n FROM credentials GROUP BY kind').all() as { kind: string; n: number }[];
+    return Object.fromEntries(rows.map((r) => [r.kind, r.n]));
+  } finally {
+    db.close();
+  }
+}
+
 describe('entry points', () => {
   it('the CLI adds a user and creates a token; a wrong password exits non-zero', () => {
     const add = cli(['user', 'add', '--email', 'proc@example.test'], 'process password 1');
@@ -45,6 +63,34 @@ describe('entry points', () => {
     const bad = cli(['login', '--email', 'proc@example.test'], 'wrong password');
     expect(bad.status).toBe(1);
     expect(bad.stderr).toContain('unauthorized');
+    // Issue 11: neither `user add` nor `token create` leaves a session behind; the token has its
+    // own wrap of the data key, so it works without one (the server test below uses it).
+    expect(credentialKinds()).toEqual({ pat: 1 });
+  });
+
+  // Issue 13 item 1: the rules of POST /v1/auth/register (one schema), refusals as sentences.
+  it('the CLI refuses what register refuses, one sentence per problem, and creates nothing', () => {
+    const refusals: [string[], string, RegExp][] = [
+      [['user', 'add', '--email', 'empty@example.test'], '', /^password: .+$/],
+      [['user', 'add', '--email', 'not an email'], 'a long enough password', /^--email: .+$/],
+      [['user', 'add', '--email', 'short@example.test'], 'abc', /^password: .+$/],
+      [['token', 'create', '--email', 'proc@example.test', '--scopes', 'tags:read,nope'], 'process password 1', /^--scopes: .+$/],
+      [['token', 'create', '--email', 'proc@example.test', '--scopes', 'tags:read', '--days', '7'], 'process password 1', /^--days: .+$/],
+    ];
+    for (const [args, stdin, line] of refusals) {
+      const r = cliStdin(args, stdin);
+      expect(r.status, args.join(' ')).toBe(1);
+      const lines = r.stderr.trim().split('\n');
+      expect(lines, r.stderr).toHaveLength(1);
+      expect(lines[0]).toMatch(line);
+      expect(r.stderr).not.toMatch(/[{[]\s*"/); // no raw validation JSON
+      expect(r.stdout).toBe('');
+    }
+    // Nothing was created: the refused addresses are still free, and no token was made.
+    expect(credentialKinds()).toEqual({ pat: 1 });
+    const ok = cliStdin(['user', 'add', '--email', 'empty@example.test'], 'now a real password\n');
+    expect(ok.status, ok.stderr).toBe(0);
+    expect(cliStdin(['user', 'add', '--email', 'short@example.test'], 'now a real password').status).toBe(0);
   });
 
   it('the server starts, serves /healthz and the CLI token, and stops cleanly on SIGTERM', async () => {
