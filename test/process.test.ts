@@ -36,7 +36,8 @@ function cli(args: string[], password: string) {
 
 /** The CLI with the password on standard input (a pipe, not a terminal) and no CAIRN_PASSWORD. */
 function cliStdin(args: string[], stdin: string) {
-  const { CAIRN_PASSWORD: _unused, ...rest } = env();
+  const rest: NodeJS.ProcessEnv = { ...env() };
+  delete rest.CAIRN_PASSWORD;
   return spawnSync(tsx, ['server/cli.ts', ...args], { cwd: root, env: rest, input: stdin, encoding: 'utf8' });
 }
 

@@ -31,6 +31,25 @@ const ChecklistItemInput = z
   .strict();
 const ChecklistInput = z.array(ChecklistItemInput).max(LIMITS.todo.checklist);
 
+/** Item routes (docs/api.md "Checklist items"): `id` is the to-do (path), `itemId` the item. */
+const ChecklistTitle = z.string().min(1).max(LIMITS.todo.checklistTitle);
+const ItemPlacement = {
+  after: IdRef.nullable().optional().meta({ description: 'An item of this checklist to follow.' }),
+  before: IdRef.nullable().optional().meta({ description: 'An item of this checklist to precede. Neither: the end of the list.' }),
+};
+export const AddChecklistItemInput = z
+  .object({
+    id: IdRef,
+    itemId: IdRef.optional().meta({ description: 'The new item\'s id (≤ 64 characters); omitted = a new UUID.' }),
+    title: ChecklistTitle,
+    done: z.boolean().optional(),
+    ...ItemPlacement,
+  })
+  .strict();
+export const UpdateChecklistItemInput = z.object({ id: IdRef, itemId: IdRef, title: ChecklistTitle.optional(), done: z.boolean().optional() }).strict();
+export const ChecklistItemRef = z.object({ id: IdRef, itemId: IdRef }).strict();
+export const MoveChecklistItemInput = z.object({ id: IdRef, itemId: IdRef, ...ItemPlacement }).strict();
+
 const contentFields = {
   notes: Notes.nullable().optional(),
   whenDate: DateOnly.nullable().optional(),
