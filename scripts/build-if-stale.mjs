@@ -6,7 +6,7 @@ import path from 'node:path';
 
 const root = path.resolve(import.meta.dirname, '..');
 const stamp = path.join(root, 'dist', '.tsbuildinfo');
-const sources = ['server', 'routers', 'db', 'rest'];
+const sources = ['server', 'routers', 'db', 'rest', 'client'];
 
 function newest(dir) {
   let latest = 0;
