@@ -52,6 +52,25 @@ function credentialKinds(): Record<string, number> {
   }
 }
 
+/** Spawns a server command, collecting its output; `listening` resolves at its listening line. */
+function startServer(cmd: string, args: string[], cwd: string, port: number, timeoutMs: number) {
+  const child = spawn(cmd, args, { cwd, env: { ...env(), PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const log = { out: '' };
+  child.stdout.on('data', (d) => (log.out += d));
+  child.stderr.on('data', (d) => (log.out += d));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code, signal) => resolve(code ?? (signal ? -1 : null))));
+  const listening = new Promise<void>((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error(`no listen line: ${log.out}`)), timeoutMs);
+    child.stdout.on('data', () => {
+      if (log.out.includes(' listening on ')) {
+        clearTimeout(t);
+        resolve();
+      }
+    });
+  });
+  return { child, log, exited, listening };
+}
+
 describe('entry points', () => {
   it('the CLI adds a user and creates a token; a wrong password exits non-zero', () => {
     const add = cli(['user', 'add', '--email', 'proc@example.test'], 'process password 1');
@@ -98,27 +117,15 @@ describe('entry points', () => {
     const tok = cli(['token', 'create', '--email', 'proc@example.test', '--scopes', 'tags:read', '--days', '30'], 'process password 1');
     const token = JSON.parse(tok.stdout).token as string;
     const port = await freePort();
-    const child = spawn(tsx, ['server/main.ts'], { cwd: root, env: { ...env(), PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (out += d));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const { child, log, exited, listening } = startServer(tsx, ['server/main.ts'], root, port, 20_000);
     try {
-      await new Promise<void>((resolve, reject) => {
-        const t = setTimeout(() => reject(new Error(`no listen line: ${out}`)), 20_000);
-        child.stdout.on('data', () => {
-          if (out.includes(' listening on ')) {
-            clearTimeout(t);
-            resolve();
-          }
-        });
-      });
+      await listening;
       expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
       const tags = await fetch(`http://127.0.0.1:${port}/v1/tags`, { headers: { authorization: `Bearer ${token}` } });
       expect(tags.status).toBe(200);
       child.kill('SIGTERM');
       expect(await exited).toBe(0);
-      expect(out).toContain('stopped');
+      expect(log.out).toContain('stopped');
       // The WAL was checkpointed into the main file on close.
       const wal = path.join(dataDir, 'cairn.db-wal');
       expect(!existsSync(wal) || statSync(wal).size === 0).toBe(true);
@@ -129,7 +136,7 @@ describe('entry points', () => {
 });
 
 /** Whether anything accepts TCP connections on 127.0.0.1:port. */
-function listening(port: number): Promise<boolean> {
+function accepting(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const sock = connect(port, '127.0.0.1');
     sock.once('connect', () => {
@@ -159,22 +166,11 @@ describe('npm start (issue 13 items 3 and 4)', () => {
     }
     symlinkSync(path.join(root, 'node_modules'), path.join(copy, 'node_modules'));
     const port = await freePort();
-    const child = spawn('npm', ['start'], { cwd: copy, env: { ...env(), PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (out += d));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code, signal) => resolve(code ?? (signal ? -1 : null))));
+    const { child, log, exited, listening } = startServer('npm', ['start'], copy, port, 120_000);
     let server = 0;
     try {
-      await new Promise<void>((resolve, reject) => {
-        const t = setTimeout(() => reject(new Error(`no listen line: ${out}`)), 120_000);
-        child.stdout.on('data', () => {
-          if (out.includes(' listening on ')) {
-            clearTimeout(t);
-            resolve();
-          }
-        });
-      });
+      await listening;
+      const out = log.out;
       const lines = out.split('\n');
       const building = lines.findIndex((l) => l.startsWith('Building Cairn (first start'));
       const listen = lines.findIndex((l) => l.includes(' listening on '));
@@ -190,8 +186,8 @@ describe('npm start (issue 13 items 3 and 4)', () => {
       child.kill('SIGTERM');
       expect(await exited).toBe(0);
       expect(alive(server)).toBe(false);
-      expect(await listening(port)).toBe(false);
-      expect(out).toContain('"msg":"stopped"');
+      expect(await accepting(port)).toBe(false);
+      expect(log.out).toContain('"msg":"stopped"');
     } finally {
       if (child.exitCode === null) child.kill('SIGKILL');
       if (server && alive(server)) process.kill(server, 'SIGKILL');
