@@ -159,7 +159,7 @@ function alive(pid: number): boolean {
 describe('npm start (issue 13 items 3 and 4)', () => {
   // A copy of the sources without dist/, so this is a first start: it must say it is building,
   // then say where it listens; SIGTERM to the pid a supervisor started (npm's) stops the server.
-  it('says it is building, prints one listening line, and stops on SIGTERM to the npm pid', async () => {
+  it('says it is building, prints one listening line, and stops on SIGTERM to the npm pid; so does the cairn bin', async () => {
     const copy = mkdtempSync(path.join(tmpdir(), 'cairn-start-'));
     for (const entry of ['server', 'routers', 'db', 'rest', 'client', 'scripts', 'bin', 'package.json', 'tsconfig.json', 'tsconfig.build.json']) {
       cpSync(path.join(root, entry), path.join(copy, entry), { recursive: true });
@@ -188,6 +188,19 @@ describe('npm start (issue 13 items 3 and 4)', () => {
       expect(alive(server)).toBe(false);
       expect(await accepting(port)).toBe(false);
       expect(log.out).toContain('"msg":"stopped"');
+
+      // The `cairn` bin a supervisor runs: nothing to build now, and it is the server itself.
+      const bin = startServer(path.join(copy, 'bin', 'cairn.js'), [], copy, port, 30_000);
+      try {
+        await bin.listening;
+        expect(bin.log.out).not.toContain('Building Cairn');
+        expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+        bin.child.kill('SIGTERM');
+        expect(await bin.exited).toBe(0);
+        expect(await accepting(port)).toBe(false);
+      } finally {
+        if (bin.child.exitCode === null) bin.child.kill('SIGKILL');
+      }
     } finally {
       if (child.exitCode === null) child.kill('SIGKILL');
       if (server && alive(server)) process.kill(server, 'SIGKILL');
