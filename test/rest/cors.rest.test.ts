@@ -53,6 +53,7 @@ describe('CORS', () => {
       expect(allowed).toEqual(expect.arrayContaining(['authorization', 'content-type', 'idempotency-key']));
       expect(res.headers.get('access-control-allow-methods')).toMatch(/PATCH/);
       expect(res.headers.get('access-control-allow-credentials')).toBeNull();
+      expect(res.headers.get('ratelimit-limit')).toMatch(/^\d+$/); // counted by the edge bucket (spec §8.1)
       expect(await res.text()).toBe('');
     }
   });
