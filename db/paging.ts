@@ -10,16 +10,26 @@ import { isRfc3339Instant } from '../server/calendar.js';
 import { constantTimeEqual, hmacSha256, toB64u, fromB64u } from '../server/crypto/secrets.js';
 
 
-/** Query numbers arrive as strings over REST and as numbers over tRPC; both are accepted strictly. */
+/**
+ * Query numbers arrive as strings over REST and as numbers over tRPC; both are accepted strictly.
+ * The declared input type is the typed client's (tRPC): a number, so `limit` is not `unknown` in
+ * `cairn/client` (issue 13 item 5); a REST query string is converted at run time.
+ */
 export const intParam = (min: number, max: number) =>
   z.preprocess(
-    (v) => (typeof v === 'string' && /^-?\d+$/.test(v) ? Number(v) : v),
+    (v: number | undefined) => {
+      const raw: unknown = v;
+      return typeof raw === 'string' && /^-?\d+$/.test(raw) ? Number(raw) : raw;
+    },
     z.number().int().min(min).max(max).optional(),
   );
 
-/** `true`/`false` only; a query string's 'false' must not become true (REST-FACADE). */
+/** `true`/`false` only; a query string's 'false' must not become true (REST-FACADE). Typed as a boolean for tRPC clients, as intParam. */
 export const boolParam = z.preprocess(
-  (v) => (v === 'true' ? true : v === 'false' ? false : v),
+  (v: boolean | undefined) => {
+    const raw: unknown = v;
+    return raw === 'true' ? true : raw === 'false' ? false : raw;
+  },
   z.boolean().optional(),
 );
 

@@ -14,6 +14,7 @@ import type { RateBucketName } from '../server/config.js';
 import { problemScope, trpcErrorShape } from './middleware/problems.js';
 import { limitCredential, limitRoute, type RateTracker } from './middleware/rate-limit.js';
 import { planIdempotent, type IdempotencyPlan } from './middleware/idempotency.js';
+import type { RouterContext, RouterMeta } from './api-types.js';
 
 export type Meta = OpenApiMeta & {
   /** HTTP status of a successful REST answer (DECISIONS §4); 200 when absent. */
@@ -62,14 +63,21 @@ export type HttpOut = { status?: 200 | 201 | 204; headers: Record<string, string
 
 export type Context = ContextInner & { http: HttpOut };
 
+// The router is typed with routers/api-types.ts's interfaces so its emitted declarations name no
+// server module (the `cairn/client` package, issue 13 item 5); here they become the full types.
+declare module './api-types.js' {
+  interface RouterContext extends Context {} // eslint-disable-line @typescript-eslint/no-empty-object-type
+  interface RouterMeta extends Meta {} // eslint-disable-line @typescript-eslint/no-empty-object-type
+}
+
 /** Tests build a context directly: no HTTP, same procedures. */
 export function createContextInner(inner: ContextInner): Context {
   return { ...inner, http: { headers: {} } };
 }
 
 const t = initTRPC
-  .context<Context>()
-  .meta<Meta>()
+  .context<RouterContext>()
+  .meta<RouterMeta>()
   .create({
     transformer: superjson,
     // /trpc clients get the same problem object REST clients get, under data.problem, and the

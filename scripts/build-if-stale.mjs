@@ -6,7 +6,7 @@ import path from 'node:path';
 
 const root = path.resolve(import.meta.dirname, '..');
 const stamp = path.join(root, 'dist', '.tsbuildinfo');
-const sources = ['server', 'routers', 'db', 'rest'];
+const sources = ['server', 'routers', 'db', 'rest', 'client'];
 
 function newest(dir) {
   let latest = 0;
@@ -24,6 +24,8 @@ const latest = Math.max(
   ...['tsconfig.json', 'tsconfig.build.json', 'package.json'].map((f) => statSync(path.join(root, f)).mtimeMs),
 );
 if (latest > built) {
+  // Issue 13 item 4: the first build takes ~15 s; say so instead of sitting silent.
+  console.log(built ? 'Building Cairn (sources changed)…' : 'Building Cairn (first start, about 15 s)…');
   const tsc = path.join(root, 'node_modules', 'typescript', 'bin', 'tsc');
   const r = spawnSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
   process.exit(r.status ?? 1);

@@ -25,7 +25,8 @@ export function createApp(deps: Deps): express.Express {
   app.set('trust proxy', deps.config.trustProxy ? deps.config.trustProxy.split(',').map((s) => s.trim()) : false);
   app.set('etag', false);
 
-  // Request id, access log, client address, the edge bucket and the dot-segment refusal run
+  // Request id, access log, client address, the edge bucket CORS headers and preflights, and the dot-segment refusal
+  // run
   // before this app is reached (server/handler.ts), and /v1 is served there without Express
   // (rest/v1.ts). A /v1 path that names no route falls through to the 405/404 handlers below.
 
@@ -45,12 +46,16 @@ export function createApp(deps: Deps): express.Express {
     });
   });
 
+  // /openapi.json names PUBLIC_URL (a document saved or fed to a generator needs an absolute
+  // address); the copy /docs embeds puts the relative `/` first, so "Try it out" calls the origin
+  // the page was opened from, whatever PUBLIC_URL says (issue 13 item 2; docs/api.md).
   const doc = buildOpenApiDocument(deps.config.publicUrl);
+  const docsCopy = { ...doc, servers: [{ url: '/', description: 'The server this page was loaded from' }, ...(doc.servers ?? [])] };
   app.get('/openapi.json', (_req, res) => {
     res.json(doc);
   });
   // No validator badge: it would load an image from validator.swagger.io (rest/html.ts: same origin only).
-  app.use('/docs', htmlPageHeaders, swaggerUi.serve, swaggerUi.setup(doc, { customSiteTitle: 'Cairn API', swaggerOptions: { validatorUrl: null } }));
+  app.use('/docs', htmlPageHeaders, swaggerUi.serve, swaggerUi.setup(docsCopy, { customSiteTitle: 'Cairn API', swaggerOptions: { validatorUrl: null } }));
 
   app.get('/errors', htmlPageHeaders, (_req, res) => {
     res.type('html').send(errorIndex(deps.config.publicUrl));

@@ -10,10 +10,12 @@ import { deriveServerKeys, loadMasterKey } from './crypto/master-key.js';
 import { createLogger } from './logger.js';
 import { systemClock } from './clock.js';
 import type { Deps } from './deps.js';
-import { AppError } from './errors.js';
-import { authenticate } from './auth/credentials.js';
-import { login, register } from '../routers/auth/model.js';
-import { createKey } from '../routers/keys/model.js';
+import type { z } from 'zod';
+import { TRPCError } from '@trpc/server';
+import { appRouter } from '../routers/index.js';
+import { createCallerFactory, createContextInner } from '../routers/trpc.js';
+import { toProblem } from '../routers/middleware/problems.js';
+import { RegisterInput } from '../routers/auth/schema.js';
 import { CreateKeyInput } from '../routers/keys/schema.js';
 
 const USAGE = `Usage: npm run cli -- <command> [options]
@@ -49,9 +51,52 @@ async function readPassword(prompt: string): Promise<string> {
   return answer;
 }
 
+/** A refusal the CLI prints as it is: one sentence per line, no stack, no JSON. */
+class CliError extends Error {}
+
 function need(value: string | undefined, flag: string): string {
-  if (!value) throw new Error(`missing --${flag}\n\n${USAGE}`);
+  if (!value) throw new CliError(`--${flag}: missing\n\n${USAGE}`);
   return value;
+}
+
+/** Where an input field comes from on the command line, for messages ("--days: …"). */
+const FLAG_OF: Record<string, string> = { email: '--email', password: 'password', scopes: '--scopes', expiresInDays: '--days', name: '--name' };
+
+/**
+ * Any error as lines a person reads: a problem's field errors as "<flag>: <message>", else its
+ * detail. The rules and messages are the API's own (the same schemas and procedures, via
+ * toProblem), so the CLI and POST /v1/auth/register cannot drift apart (issue 13 item 1).
+ */
+function describe(err: unknown): string {
+  if (err instanceof CliError) return err.message;
+  const { problem } = toProblem(err);
+  if (problem.status >= 500) return err instanceof Error ? err.message : String(err);
+  if (problem.errors?.length) {
+    return problem.errors
+      .map((e) => {
+        const field = e.pointer.split('/')[1] ?? '';
+        return `${FLAG_OF[field] ?? (field || 'input')}: ${e.message}`;
+      })
+      .join('\n');
+  }
+  return `${problem.detail ?? problem.title} (${problem.type})`;
+}
+
+/**
+ * Checks input against an API schema before asking for a password (a bad flag should not cost a
+ * prompt); the procedure then validates with the same schema again.
+ */
+function check<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
+  const r = schema.safeParse(input);
+  if (!r.success) throw new CliError(describe(new TRPCError({ code: 'BAD_REQUEST', cause: r.error })));
+  return r.data;
+}
+
+const callerFactory = createCallerFactory(appRouter);
+
+/** The API's procedures in-process, acting with the given token (or none). */
+function caller(deps: Deps, token?: string) {
+  return callerFactory(createContextInner({ deps, requestId: 'cli', authorization: token ? `Bearer ${token}` : undefined }));
 }
 
 async function run(argv: string[], deps: Deps): Promise<void> {
@@ -73,30 +118,44 @@ async function run(argv: string[], deps: Deps): Promise<void> {
   }
   switch (cmd) {
     case 'user add': {
+      // POST /v1/auth/register itself (its schema and model); the CLI may add users when
+      // sign-up over the API is off (DECISIONS §2).
       const email = need(values.email, 'email');
-      const r = await register({ ...deps, config: { ...deps.config, allowSignup: true } }, { email, password: await readPassword('Password: ') });
+      check(RegisterInput.pick({ email: true }), { email });
+      const password = await readPassword('Password: ');
+      const api = caller({ ...deps, config: { ...deps.config, allowSignup: true } });
+      const r = await api.auth.register({ email, password });
+      // The session register opens is not needed here: end it rather than leave it live 30 days.
+      await caller(deps, r.token).auth.logout();
       console.log(JSON.stringify({ user: r.user }, null, 2));
       return;
     }
     case 'login': {
-      const r = await login(deps, { email: need(values.email, 'email'), password: await readPassword('Password: ') });
+      const r = await caller(deps).auth.login({ email: need(values.email, 'email'), password: await readPassword('Password: ') });
       console.log(r.token);
       return;
     }
     case 'token create': {
-      const input = CreateKeyInput.parse({
+      const input = check(CreateKeyInput, {
         name: values.name,
         scopes: need(values.scopes, 'scopes').split(',').map((s) => s.trim()).filter(Boolean),
-        expiresInDays: Number(values.days),
+        // A number when it reads as one, so "7" is refused by the schema's rule (30|90|180|365), not as a string.
+        expiresInDays: /^\d+$/.test(values.days) ? Number(values.days) : values.days,
       });
-      const session = await login(deps, { email: need(values.email, 'email'), password: await readPassword('Password: ') });
-      const principal = await authenticate(deps, `Bearer ${session.token}`);
-      const key = createKey(deps, principal, input);
-      console.log(JSON.stringify(key, null, 2));
+      const session = await caller(deps).auth.login({ email: need(values.email, 'email'), password: await readPassword('Password: ') });
+      const api = caller(deps, session.token);
+      try {
+        // The key gets its own wrap of the data key (routers/keys/model.ts), so it outlives the
+        // session it was made with; that session ends here instead of lingering 30 days (issue 11).
+        const key = await api.keys.create(input);
+        console.log(JSON.stringify(key, null, 2));
+      } finally {
+        await api.auth.logout();
+      }
       return;
     }
     default:
-      throw new Error(`unknown command "${cmd}"\n\n${USAGE}`);
+      throw new CliError(`unknown command "${cmd}"\n\n${USAGE}`);
   }
 }
 
@@ -118,7 +177,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err) => {
-  const msg = err instanceof AppError ? `${err.problemCode}: ${err.detail}` : err instanceof Error ? err.message : String(err);
-  console.error(msg);
+  console.error(describe(err));
   process.exit(1);
 });

@@ -6,8 +6,8 @@
 // Every request, whichever way it goes: a request id (X-Request-Id), the access log line
 // (method, path, procedure, status, duration; never query strings, bodies or headers), the client
 // address (the socket's, or X-Forwarded-For from CAIRN_TRUST_PROXY, as Express's `req.ip` reads
-// it: the same proxy-addr rules), the per-IP edge bucket with RateLimit-* headers (spec §8.1),
-// and the refusal of dot segments (issue 11.11).
+// it: the same proxy-addr rules), CORS for /v1 and /trpc (rest/cors.ts), the per-IP edge bucket
+// with RateLimit-* headers (spec §8.1), and the refusal of dot segments (issue 11.11).
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { Request, Response } from 'express';
 import proxyaddr from 'proxy-addr';
@@ -18,10 +18,12 @@ import { createApp } from './app.js';
 import { createV1Handler } from '../rest/v1.js';
 import { edgeLimit } from '../rest/rate-limit.js';
 import { hasDotSegment } from '../rest/paths.js';
+import { corsHeaders, preflight } from '../rest/cors.js';
 import { sendProblem } from '../rest/send.js';
 import { initRequestState } from '../rest/state.js';
 
 const V1 = /^\/v1(?:[/?]|$)/;
+const noop = () => {};
 
 /** The same trust rules as Express's `trust proxy` setting (an address list, CIDR, or named ranges). */
 function trustFor(deps: Deps): (addr: string, i: number) => boolean {
@@ -49,14 +51,19 @@ export function createRequestHandler(deps: Deps): RequestListener {
         'request',
       );
     });
+    // Browser clients (rest/cors.ts): CORS headers before the edge bucket, so refusals (429
+    // included) carry them; a preflight is answered after it, so it carries RateLimit-*.
+    corsHeaders(req as Request, res as Response, noop);
     edge(req as Request, res as Response, (err?: unknown) => {
       if (err) return sendProblem(deps, req as Request, res as Response, err);
-      const url = req.url ?? '';
-      if (hasDotSegment(url)) {
-        return sendProblem(deps, req as Request, res as Response, new AppError('not_found', 'No route matches this path: dot segments (".", "..") are not resolved.'));
-      }
-      if (V1.test(url)) return v1(req, res, () => app(req, res));
-      app(req, res);
+      preflight(req as Request, res as Response, () => {
+        const url = req.url ?? '';
+        if (hasDotSegment(url)) {
+          return sendProblem(deps, req as Request, res as Response, new AppError('not_found', 'No route matches this path: dot segments (".", "..") are not resolved.'));
+        }
+        if (V1.test(url)) return v1(req, res, () => app(req, res));
+        app(req, res);
+      });
     });
   };
 }

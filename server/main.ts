@@ -1,6 +1,7 @@
 // The process: boot, listen, shut down cleanly on SIGTERM/SIGINT (finish in-flight requests,
 // close the database), and always end within a bound (issue 11.9).
-import { chmodSync, mkdirSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
 import { loadConfig } from './config.js';
 import { openDb, closeDb } from '../db/client.js';
 import { deriveServerKeys, loadMasterKey } from './crypto/master-key.js';
@@ -36,6 +37,15 @@ function prepareDataDir(dataDir: string, log: Logger): void {
   if (mode & 0o077) {
     log.warn({ dataDir, mode: mode.toString(8).padStart(4, '0') }, 'DATA_DIR is accessible to other users; chmod 700 it');
   }
+}
+
+/** The version in package.json: two levels up from dist/server/, one from server/ (tsx). */
+function version(): string {
+  for (const up of ['..', '../..']) {
+    const file = path.join(import.meta.dirname, up, 'package.json');
+    if (existsSync(file)) return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
+  }
+  return 'unknown';
 }
 
 async function main(): Promise<void> {
@@ -82,7 +92,11 @@ async function main(): Promise<void> {
     server.listen(config.port, config.host, resolve);
   });
   const addr = server.address();
-  log.info({ address: typeof addr === 'object' && addr ? `${addr.address}:${addr.port}` : addr, dataDir: config.dataDir, publicUrl: config.publicUrl }, 'cairn listening');
+  const address = typeof addr === 'object' && addr ? `http://${addr.family === 'IPv6' ? `[${addr.address}]` : addr.address}:${addr.port}` : String(addr);
+  const dataDir = path.resolve(config.dataDir);
+  const v = version();
+  // Issue 13 item 4: one line a person can read, saying where it listens and what it keeps where.
+  log.info({ address, dataDir, publicUrl: config.publicUrl, version: v }, `cairn ${v} listening on ${address}, DATA_DIR ${dataDir}`);
 }
 
 main().catch((err) => {

@@ -31,14 +31,14 @@ const exitOf = (child: ChildProcess) =>
     else child.on('exit', (code) => resolve(code));
   });
 
-/** Waits for the 'cairn listening' line, reading stdout only until then. */
+/** Waits for the 'cairn <version> listening on' line, reading stdout only until then. */
 function listening(child: ChildProcess): Promise<string> {
   let out = '';
   return new Promise((resolve, reject) => {
     const t = setTimeout(() => reject(new Error(`no listen line: ${out}`)), 25_000);
     const onData = (d: Buffer) => {
       out += d;
-      if (out.includes('cairn listening')) {
+      if (/cairn \S+ listening on /.test(out)) {
         clearTimeout(t);
         child.stdout!.off('data', onData);
         // From here on nobody reads stdout: the pipe fills once the OS buffer (64 KiB) is full.

@@ -2,11 +2,13 @@
 // a fresh DATA_DIR (generating the master key, mode 0600), answers /healthz, and shuts down cleanly
 // on SIGTERM; the CLI creates users and tokens that the server accepts.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync, existsSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, statSync, existsSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { connect } from 'node:net';
 import { freePort } from './helpers/ports.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import Database from 'better-sqlite3';
 
 const root = path.resolve(import.meta.dirname, '..');
 const tsx = path.join(root, 'node_modules', '.bin', 'tsx');
@@ -23,6 +25,43 @@ function cli(args: string[], password: string) {
   return spawnSync(tsx, ['server/cli.ts', ...args], { cwd: root, env: { ...env(), CAIRN_PASSWORD: password }, encoding: 'utf8' });
 }
 
+/** The CLI with the password on standard input (a pipe, not a terminal) and no CAIRN_PASSWORD. */
+function cliStdin(args: string[], stdin: string) {
+  const rest: NodeJS.ProcessEnv = { ...env() };
+  delete rest.CAIRN_PASSWORD;
+  return spawnSync(tsx, ['server/cli.ts', ...args], { cwd: root, env: rest, input: stdin, encoding: 'utf8' });
+}
+
+/** Live credentials by kind, read from the database file. */
+function credentialKinds(): Record<string, number> {
+  const db = new Database(path.join(dataDir, 'cairn.db'), { readonly: true });
+  try {
+    const rows = db.prepare('SELECT kind, count(*) AS n FROM credentials GROUP BY kind').all() as { kind: string; n: number }[];
+    return Object.fromEntries(rows.map((r) => [r.kind, r.n]));
+  } finally {
+    db.close();
+  }
+}
+
+/** Spawns a server command, collecting its output; `listening` resolves at its listening line. */
+function startServer(cmd: string, args: string[], cwd: string, port: number, timeoutMs: number) {
+  const child = spawn(cmd, args, { cwd, env: { ...env(), PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const log = { out: '' };
+  child.stdout.on('data', (d) => (log.out += d));
+  child.stderr.on('data', (d) => (log.out += d));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code, signal) => resolve(code ?? (signal ? -1 : null))));
+  const listening = new Promise<void>((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error(`no listen line: ${log.out}`)), timeoutMs);
+    child.stdout.on('data', () => {
+      if (log.out.includes(' listening on ')) {
+        clearTimeout(t);
+        resolve();
+      }
+    });
+  });
+  return { child, log, exited, listening };
+}
+
 describe('entry points', () => {
   it('the CLI adds a user and creates a token; a wrong password exits non-zero', () => {
     const add = cli(['user', 'add', '--email', 'proc@example.test'], 'process password 1');
@@ -35,33 +74,49 @@ describe('entry points', () => {
     const bad = cli(['login', '--email', 'proc@example.test'], 'wrong password');
     expect(bad.status).toBe(1);
     expect(bad.stderr).toContain('unauthorized');
+    // Issue 11: neither `user add` nor `token create` leaves a session behind; the token has its
+    // own wrap of the data key, so it works without one (the server test below uses it).
+    expect(credentialKinds()).toEqual({ pat: 1 });
+  });
+
+  // Issue 13 item 1: the rules of POST /v1/auth/register (one schema), refusals as sentences.
+  it('the CLI refuses what register refuses, one sentence per problem, and creates nothing', () => {
+    const refusals: [string[], string, RegExp][] = [
+      [['user', 'add', '--email', 'empty@example.test'], '', /^password: .+$/],
+      [['user', 'add', '--email', 'not an email'], 'a long enough password', /^--email: .+$/],
+      [['user', 'add', '--email', 'short@example.test'], 'abc', /^password: .+$/],
+      [['token', 'create', '--email', 'proc@example.test', '--scopes', 'tags:read,nope'], 'process password 1', /^--scopes: .+$/],
+      [['token', 'create', '--email', 'proc@example.test', '--scopes', 'tags:read', '--days', '7'], 'process password 1', /^--days: .+$/],
+    ];
+    for (const [args, stdin, line] of refusals) {
+      const r = cliStdin(args, stdin);
+      expect(r.status, args.join(' ')).toBe(1);
+      const lines = r.stderr.trim().split('\n');
+      expect(lines, r.stderr).toHaveLength(1);
+      expect(lines[0]).toMatch(line);
+      expect(r.stderr).not.toMatch(/[{[]\s*"/); // no raw validation JSON
+      expect(r.stdout).toBe('');
+    }
+    // Nothing was created: the refused addresses are still free, and no token was made.
+    expect(credentialKinds()).toEqual({ pat: 1 });
+    const ok = cliStdin(['user', 'add', '--email', 'empty@example.test'], 'now a real password\n');
+    expect(ok.status, ok.stderr).toBe(0);
+    expect(cliStdin(['user', 'add', '--email', 'short@example.test'], 'now a real password').status).toBe(0);
   });
 
   it('the server starts, serves /healthz and the CLI token, and stops cleanly on SIGTERM', async () => {
     const tok = cli(['token', 'create', '--email', 'proc@example.test', '--scopes', 'tags:read', '--days', '30'], 'process password 1');
     const token = JSON.parse(tok.stdout).token as string;
     const port = await freePort();
-    const child = spawn(tsx, ['server/main.ts'], { cwd: root, env: { ...env(), PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (out += d));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const { child, log, exited, listening } = startServer(tsx, ['server/main.ts'], root, port, 20_000);
     try {
-      await new Promise<void>((resolve, reject) => {
-        const t = setTimeout(() => reject(new Error(`no listen line: ${out}`)), 20_000);
-        child.stdout.on('data', () => {
-          if (out.includes('cairn listening')) {
-            clearTimeout(t);
-            resolve();
-          }
-        });
-      });
+      await listening;
       expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
       const tags = await fetch(`http://127.0.0.1:${port}/v1/tags`, { headers: { authorization: `Bearer ${token}` } });
       expect(tags.status).toBe(200);
       child.kill('SIGTERM');
       expect(await exited).toBe(0);
-      expect(out).toContain('stopped');
+      expect(log.out).toContain('stopped');
       // The WAL was checkpointed into the main file on close.
       const wal = path.join(dataDir, 'cairn.db-wal');
       expect(!existsSync(wal) || statSync(wal).size === 0).toBe(true);
@@ -69,4 +124,78 @@ describe('entry points', () => {
       if (child.exitCode === null) child.kill('SIGKILL');
     }
   });
+});
+
+/** Whether anything accepts TCP connections on 127.0.0.1:port. */
+function accepting(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const sock = connect(port, '127.0.0.1');
+    sock.once('connect', () => {
+      sock.destroy();
+      resolve(true);
+    });
+    sock.once('error', () => resolve(false));
+  });
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('npm start (issue 13 items 3 and 4)', () => {
+  // A copy of the sources without dist/, so this is a first start: it must say it is building,
+  // then say where it listens; SIGTERM to the pid a supervisor started (npm's) stops the server.
+  it('says it is building, prints one listening line, and stops on SIGTERM to the npm pid; so does the cairn bin', async () => {
+    const copy = mkdtempSync(path.join(tmpdir(), 'cairn-start-'));
+    for (const entry of ['server', 'routers', 'db', 'rest', 'client', 'scripts', 'bin', 'package.json', 'tsconfig.json', 'tsconfig.build.json']) {
+      cpSync(path.join(root, entry), path.join(copy, entry), { recursive: true });
+    }
+    symlinkSync(path.join(root, 'node_modules'), path.join(copy, 'node_modules'));
+    const port = await freePort();
+    const { child, log, exited, listening } = startServer('npm', ['start'], copy, port, 120_000);
+    let server = 0;
+    try {
+      await listening;
+      const out = log.out;
+      const lines = out.split('\n');
+      const building = lines.findIndex((l) => l.startsWith('Building Cairn (first start'));
+      const listen = lines.findIndex((l) => l.includes(' listening on '));
+      expect(building, out).toBeGreaterThanOrEqual(0);
+      expect(listen).toBeGreaterThan(building);
+      const version = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { version: string }).version;
+      expect(JSON.parse(lines[listen]!).msg).toBe(`cairn ${version} listening on http://127.0.0.1:${port}, DATA_DIR ${dataDir}`);
+      expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+      // The server process: npm's child (with `exec`, node itself rather than a shell).
+      const kids = spawnSync('ps', ['-o', 'pid=', '--ppid', String(child.pid)], { encoding: 'utf8' }).stdout.trim().split(/\s+/).map(Number);
+      expect(kids.length).toBe(1);
+      server = kids[0]!;
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      expect(alive(server)).toBe(false);
+      expect(await accepting(port)).toBe(false);
+      expect(log.out).toContain('"msg":"stopped"');
+
+      // The `cairn` bin a supervisor runs: nothing to build now, and it is the server itself.
+      const bin = startServer(path.join(copy, 'bin', 'cairn.js'), [], copy, port, 30_000);
+      try {
+        await bin.listening;
+        expect(bin.log.out).not.toContain('Building Cairn');
+        expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+        bin.child.kill('SIGTERM');
+        expect(await bin.exited).toBe(0);
+        expect(await accepting(port)).toBe(false);
+      } finally {
+        if (bin.child.exitCode === null) bin.child.kill('SIGKILL');
+      }
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+      if (server && alive(server)) process.kill(server, 'SIGKILL');
+      rmSync(copy, { recursive: true, force: true });
+    }
+  }, 150_000);
 });

@@ -5,16 +5,10 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { TRPCError } from '@trpc/server';
 import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 import { AppError, ERROR_TABLE, pointerOf, type ErrorCode, type FieldError } from '../../server/errors.js';
+import type { ApiProblem } from '../api-types.js';
 
-export type Problem = {
-  type: string;
-  title: string;
-  status: number;
-  detail?: string;
-  instance?: string;
-  request_id?: string;
-  errors?: FieldError[];
-};
+/** The problem object; declared in routers/api-types.ts, which typed clients read (issue 13 item 5). */
+export type Problem = ApiProblem;
 
 export type ProblemResult = { problem: Problem; headers: Record<string, string>; internalCause?: unknown; code: ErrorCode };
 

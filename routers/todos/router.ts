@@ -4,7 +4,19 @@ import { atomic, ERASES } from '../middleware/atomic.js';
 import { pageSchema } from '../../db/paging.js';
 import { EmptyBody, IdParam } from '../common.js';
 import * as m from './model.js';
-import { CreateTodoInput, ListTodosInput, MoveTodoInput, TodayInput, Todo, TodoDone, UpdateTodoInput } from './schema.js';
+import {
+  AddChecklistItemInput,
+  ChecklistItemRef,
+  CreateTodoInput,
+  ListTodosInput,
+  MoveChecklistItemInput,
+  MoveTodoInput,
+  TodayInput,
+  Todo,
+  TodoDone,
+  UpdateChecklistItemInput,
+  UpdateTodoInput,
+} from './schema.js';
 
 const tags = ['todos'];
 const read = ['todos:read'] as const;
@@ -77,4 +89,32 @@ export const todosRouter = router({
     .input(z.object(IdParam).strict())
     .output(z.void())
     .mutation(atomic(({ ctx, input }) => m.deleteTodo(ctx.deps, ctx.principal, input.id), ERASES)),
+
+  // One checklist item at a time (issue 13 item 9), so a client ticking one item cannot drop the
+  // others. Each answers the whole to-do, as the to-do's other actions do (docs/api.md).
+  checklist: router({
+    add: authedProcedure
+      .meta({ scopes: [...write], successStatus: 201, idempotent: true, openapi: { method: 'POST', path: '/v1/todos/{id}/checklist', tags, summary: 'Add one checklist item (at the end, or after/before an item); answers the to-do' } })
+      .input(AddChecklistItemInput)
+      .output(Todo)
+      .mutation(atomic(({ ctx, input }) => m.addChecklistItem(ctx.deps, ctx.principal, input))),
+
+    update: authedProcedure
+      .meta({ scopes: [...write], openapi: { method: 'PATCH', path: '/v1/todos/{id}/checklist/{itemId}', tags, summary: 'Change one checklist item (title, done); answers the to-do' } })
+      .input(UpdateChecklistItemInput)
+      .output(Todo)
+      .mutation(atomic(({ ctx, input }) => m.updateChecklistItem(ctx.deps, ctx.principal, input))),
+
+    delete: authedProcedure
+      .meta({ scopes: [...write], openapi: { method: 'DELETE', path: '/v1/todos/{id}/checklist/{itemId}', tags, summary: 'Remove one checklist item; answers the to-do' } })
+      .input(ChecklistItemRef)
+      .output(Todo)
+      .mutation(atomic(({ ctx, input }) => m.deleteChecklistItem(ctx.deps, ctx.principal, input.id, input.itemId))),
+
+    move: authedProcedure
+      .meta({ scopes: [...write], openapi: { method: 'POST', path: '/v1/todos/{id}/checklist/{itemId}/move', tags, summary: 'Reorder one checklist item (after/before an item, else to the end); answers the to-do' } })
+      .input(MoveChecklistItemInput)
+      .output(Todo)
+      .mutation(atomic(({ ctx, input }) => m.moveChecklistItem(ctx.deps, ctx.principal, input))),
+  }),
 });

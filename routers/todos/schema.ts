@@ -26,6 +26,29 @@ const ChecklistItemInput = z
   .strict();
 const ChecklistInput = z.array(ChecklistItemInput).max(LIMITS.todo.checklist);
 
+/**
+ * Item routes (docs/api.md "Checklist items"): `id` is the to-do (path; an UPPERCASE UUID like every
+ * resource id), `itemId` the item: checklist item ids are the client's own strings (≤ 64), as in
+ * the to-do's `checklist` field, so they are not held to the UUID shape.
+ */
+const ChecklistTitle = z.string().min(1).max(LIMITS.todo.checklistTitle);
+const ItemPlacement = {
+  after: IdRef.nullable().optional().meta({ description: 'An item of this checklist to follow.' }),
+  before: IdRef.nullable().optional().meta({ description: 'An item of this checklist to precede. Neither: the end of the list.' }),
+};
+export const AddChecklistItemInput = z
+  .object({
+    id: PathId,
+    itemId: IdRef.optional().meta({ description: 'The new item\'s id (≤ 64 characters); omitted = a new UUID.' }),
+    title: ChecklistTitle,
+    done: z.boolean().optional(),
+    ...ItemPlacement,
+  })
+  .strict();
+export const UpdateChecklistItemInput = z.object({ id: PathId, itemId: IdRef, title: ChecklistTitle.optional(), done: z.boolean().optional() }).strict();
+export const ChecklistItemRef = z.object({ id: PathId, itemId: IdRef }).strict();
+export const MoveChecklistItemInput = z.object({ id: PathId, itemId: IdRef, ...ItemPlacement }).strict();
+
 const contentFields = {
   notes: Notes.nullable().optional(),
   whenDate: DateOnly.nullable().optional(),

@@ -36,12 +36,13 @@ export function forkTs(file: string, name: string, env: Record<string, string>, 
   return track(proc, name);
 }
 
-/** The Node flags of the `start` script (`node <flags> dist/server/main.js`), so C runs as deployed. */
+/** The Node flags of the `start` script (`[exec] node <flags> dist/server/main.js`), so C runs as deployed. */
 export function startScriptFlags(): string[] {
   const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } };
-  const words = pkg.scripts.start.trim().split(/\s+/);
+  // `exec` makes the shell npm runs the script with become node (docs/operations.md, stopping).
+  const words = pkg.scripts.start.trim().split(/\s+/).filter((w, i) => !(i === 0 && w === 'exec'));
   if (words[0] !== 'node' || words[words.length - 1] !== 'dist/server/main.js') {
-    throw new Error(`bench: the start script is not "node [flags] dist/server/main.js": ${pkg.scripts.start}`);
+    throw new Error(`bench: the start script is not "[exec] node [flags] dist/server/main.js": ${pkg.scripts.start}`);
   }
   return words.slice(1, -1);
 }

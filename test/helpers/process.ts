@@ -1,21 +1,11 @@
 // The real server as a child process (tsx server/main.ts) on a DATA_DIR, for tests that kill it,
 // restart it or read what it prints. Loopback only.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
+import { freePort } from './ports.js';
 import path from 'node:path';
 
 export const root = path.resolve(import.meta.dirname, '..', '..');
 export const tsx = path.join(root, 'node_modules', '.bin', 'tsx');
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 export type ServerProcess = {
   url: string;
@@ -43,7 +33,7 @@ export async function startServerProcess(dataDir: string, env: Record<string, st
   await new Promise<void>((resolve, reject) => {
     const t = setTimeout(() => reject(new Error(`the server did not start: ${out}`)), 30_000);
     const check = () => {
-      if (out.includes('cairn listening')) {
+      if (/cairn \S+ listening on /.test(out)) {
         clearTimeout(t);
         resolve();
       }

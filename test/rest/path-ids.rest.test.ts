@@ -21,7 +21,8 @@ describe('path ids have the id shape (issue 13.8)', () => {
     const withIds = REST_ROUTES.filter((r) => r.path.includes('{'));
     expect(withIds.length).toBeGreaterThan(30);
     for (const r of withIds) {
-      const names = [...r.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
+      // Checklist item ids are the client's own strings (docs/api.md "Checklist items"), not resource ids.
+      const names = [...r.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!).filter((n) => n !== 'itemId');
       for (const bad of [UPPER.toLowerCase(), 'not-an-id']) {
         for (const name of names) {
           const path = r.path.replace(/\{([^}]+)\}/g, (_, n: string) => (n === name ? bad : UPPER));
