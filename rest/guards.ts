@@ -125,6 +125,8 @@ const rawParser = express.raw({ limit: LIMITS.jsonBodyBytes, type: () => true })
  * gets the depth check too.
  */
 export function trpcBody(req: Request, res: Response, refuse: (e: AppError) => void, next: () => void): void {
+  // Already read and checked (rest/trpc.ts read it before handing the request to tRPC's adapter).
+  if (typeof req.body === 'string') return next();
   const q = req.url.indexOf('?');
   const input = req.method === 'GET' && q !== -1 ? new URLSearchParams(req.url.slice(q + 1)).get('input') : null;
   if (input !== null && jsonDepthExceeds(input, LIMITS.jsonDepth)) {

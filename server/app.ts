@@ -76,7 +76,9 @@ export function createApp(deps: Deps): express.Express {
       const state = requestState(req);
       // A body refused by trpcBody (UTF-8, depth, size) becomes this request's tRPC error.
       if (state.bodyError) throw state.bodyError;
-      return createContextInner({ deps, requestId: state.requestId, authorization: req.headers.authorization, ip: state.ip, ...requestExtras(req) });
+      const ctx = createContextInner({ deps, requestId: state.requestId, authorization: req.headers.authorization, ip: state.ip, ...requestExtras(req) });
+      state.ctx = ctx;
+      return ctx;
     },
     // Headers a procedure set (Idempotent-Replayed, Cache-Control, …) and those its errors carry
     // (Retry-After, WWW-Authenticate, Allow). Errors are never cached, as on REST.

@@ -1,7 +1,7 @@
-// The process's request listener (issue 12): what every request gets, then the route. /v1 is
-// served on node:http directly (rest/v1.ts), with no Express layer; everything else (/trpc,
-// /healthz, /.well-known, /openapi.json, /docs, /errors, and the 404/405 answers) goes to the
-// Express app (server/app.ts).
+// The process's request listener (issue 12): what every request gets, then the route. /v1 and
+// /trpc are served on node:http directly (rest/v1.ts, rest/trpc.ts), with no Express layer;
+// everything else (/healthz, /.well-known, /openapi.json, /docs, /errors, the 404/405 answers, and
+// the /trpc requests rest/trpc.ts leaves to tRPC's own adapter) goes to the Express app.
 //
 // Every request, whichever way it goes: a request id (X-Request-Id), the access log line
 // (method, path, procedure, status, duration; never query strings, bodies or headers), the client
@@ -16,6 +16,7 @@ import type { Deps } from './deps.js';
 import { AppError } from './errors.js';
 import { createApp } from './app.js';
 import { createV1Handler } from '../rest/v1.js';
+import { createTrpcHandler } from '../rest/trpc.js';
 import { edgeLimit } from '../rest/rate-limit.js';
 import { hasDotSegment } from '../rest/paths.js';
 import { corsHeaders, preflight } from '../rest/cors.js';
@@ -34,6 +35,7 @@ function trustFor(deps: Deps): (addr: string, i: number) => boolean {
 export function createRequestHandler(deps: Deps): RequestListener {
   const app = createApp(deps);
   const v1 = createV1Handler(deps);
+  const trpc = createTrpcHandler(deps);
   const edge = edgeLimit(deps);
   const trust = trustFor(deps);
   const log = deps.log;
@@ -62,6 +64,7 @@ export function createRequestHandler(deps: Deps): RequestListener {
           return sendProblem(deps, req as Request, res as Response, new AppError('not_found', 'No route matches this path: dot segments (".", "..") are not resolved.'));
         }
         if (V1.test(url)) return v1(req, res, () => app(req, res));
+        if (url.startsWith('/trpc/')) return trpc(req, res, () => app(req, res));
         app(req, res);
       });
     });

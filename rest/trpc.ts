@@ -1,0 +1,159 @@
+// /trpc on node:http (issue 12): the first-party path, served without Express and without tRPC's
+// Fetch-API adapter (which builds an undici Request and Response per call). It speaks tRPC's HTTP
+// protocol for what @trpc/client's httpLink and httpBatchLink send:
+//
+//   GET  /trpc/<path>?input=<superjson>                     a query
+//   POST /trpc/<path>  body <superjson>                     a mutation
+//   GET  /trpc/a,b?batch=1&input={"0":…,"1":…}              a batch of queries (POST: mutations)
+//
+// and answers exactly as tRPC's own adapter does: `{"result":{"data":<superjson>}}` or
+// `{"error":<superjson of the error shape>}` (routers/trpc.ts errorFormatter), an array for a batch,
+// the status from the error shapes (`data.httpStatus`; 207 when a batch's statuses differ), the
+// procedures' headers and their errors' headers, `Cache-Control: no-store` on errors. The calls of
+// a batch share one context and run concurrently, as in tRPC.
+//
+// Anything else goes to tRPC's own adapter (the `fallback`): streaming (`trpc-accept`), a path that
+// names no procedure, a query sent as POST or a mutation as GET, a batch over the limit, a body or
+// input that is not valid JSON or was refused by the guards. Those answers are tRPC's, so they
+// cannot drift from it.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Request, Response } from 'express';
+import superjson from 'superjson';
+import { getErrorShape, getTRPCErrorFromUnknown, type TRPCError } from '@trpc/server/unstable-core-do-not-import';
+import { appRouter } from '../routers/index.js';
+import { createContextInner, type Context } from '../routers/trpc.js';
+import { problemScope } from '../routers/middleware/problems.js';
+import { AppError } from '../server/errors.js';
+import { LIMITS } from '../server/config.js';
+import type { Deps } from '../server/deps.js';
+import { trpcBody } from './guards.js';
+import { requestExtras } from './rate-limit.js';
+import { requestState } from './state.js';
+
+type ProcedureFn = ((opts: {
+  path: string;
+  ctx: unknown;
+  type: 'query' | 'mutation';
+  getRawInput: () => Promise<unknown>;
+  signal: AbortSignal | undefined;
+  batchIndex: number;
+}) => Promise<unknown>) & { _def: { type: 'query' | 'mutation' | 'subscription' } };
+
+const PROCEDURES = appRouter._def.procedures as unknown as Record<string, ProcedureFn>;
+const CONFIG = appRouter._def._config;
+
+type Call = { path: string; procedure: ProcedureFn; input: unknown };
+type Outcome = { ok: true; data: unknown } | { ok: false; error: TRPCError; status: number; shape: unknown };
+
+/** The calls of a request, or null when it is not one this path serves (tRPC's adapter answers). */
+function callsOf(req: IncomingMessage, path: string, search: URLSearchParams): Call[] | null {
+  const type = req.method === 'GET' ? 'query' : req.method === 'POST' ? 'mutation' : null;
+  if (!type) return null;
+  const batch = search.get('batch') === '1';
+  const paths = batch ? path.split(',') : [path];
+  if (paths.length > LIMITS.trpcBatchMax) return null;
+  let raw: unknown;
+  try {
+    const text = type === 'query' ? search.get('input') : ((req as Request).body as string | undefined);
+    raw = text ? JSON.parse(text) : undefined;
+  } catch {
+    return null;
+  }
+  const calls: Call[] = [];
+  for (let i = 0; i < paths.length; i++) {
+    const p = paths[i]!;
+    const procedure = Object.prototype.hasOwnProperty.call(PROCEDURES, p) ? PROCEDURES[p] : undefined;
+    if (!procedure || procedure._def.type !== type) return null;
+    const serialized = batch ? (raw && typeof raw === 'object' ? (raw as Record<string, unknown>)[String(i)] : undefined) : raw;
+    let input: unknown;
+    try {
+      input = serialized === undefined ? undefined : superjson.deserialize(serialized as Parameters<typeof superjson.deserialize>[0]);
+    } catch {
+      return null;
+    }
+    calls.push({ path: p, procedure, input });
+  }
+  return calls;
+}
+
+export type TrpcHandler = (req: IncomingMessage, res: ServerResponse, fallback: () => void) => void;
+
+let servedHere = 0;
+
+/** Requests this path answered itself (the tests check it is the one that answers). */
+export function trpcFastPathCount(): number {
+  return servedHere;
+}
+
+export function createTrpcHandler(deps: Deps): TrpcHandler {
+  async function run(req: IncomingMessage, res: ServerResponse, calls: Call[], batch: boolean): Promise<void> {
+    const state = requestState(req as Request);
+    const ctx: Context = createContextInner({ deps, requestId: state.requestId, authorization: req.headers.authorization, ip: state.ip, ...requestExtras(req as Request) });
+    state.ctx = ctx;
+    ctx.http.procedure = calls.map((c) => c.path).join(',');
+    const url = req.url ?? '';
+    const q = url.indexOf('?');
+    const scope = { publicUrl: deps.config.publicUrl, requestId: state.requestId, instance: q === -1 ? url : url.slice(0, q) };
+    const outcomes = await problemScope.run(scope, () =>
+      Promise.all(
+        calls.map(async (call, i): Promise<Outcome> => {
+          try {
+            const data = await call.procedure({ path: call.path, ctx, type: call.procedure._def.type as 'query' | 'mutation', getRawInput: async () => call.input, signal: undefined, batchIndex: i });
+            return { ok: true, data };
+          } catch (cause) {
+            const error = getTRPCErrorFromUnknown(cause);
+            if (error.code === 'INTERNAL_SERVER_ERROR') deps.log.error({ requestId: state.requestId, err: error.cause ?? error, procedure: call.path }, 'internal error');
+            const shape = getErrorShape({ config: CONFIG, error, type: call.procedure._def.type as 'query' | 'mutation', path: call.path, input: call.input, ctx });
+            const status = (shape as { data?: { httpStatus?: number } }).data?.httpStatus ?? 500;
+            return { ok: false, error, status, shape };
+          }
+        }),
+      ),
+    );
+    const headers: Record<string, string> = { ...ctx.http.headers };
+    let errors = 0;
+    const statuses = new Set<number>();
+    const bodies = outcomes.map((o) => {
+      if (o.ok) {
+        statuses.add(200);
+        return { result: { data: superjson.serialize(o.data) } };
+      }
+      errors++;
+      statuses.add(o.status);
+      const appError = o.error.cause instanceof AppError ? o.error.cause : o.error instanceof AppError ? o.error : undefined;
+      if (appError) Object.assign(headers, appError.headers);
+      return { error: superjson.serialize(o.shape) };
+    });
+    if (errors) headers['Cache-Control'] = 'no-store';
+    res.statusCode = statuses.size === 1 ? statuses.values().next().value! : 207;
+    for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
+    res.setHeader('Content-Type', 'application/json');
+    res.end(JSON.stringify(batch ? bodies : bodies[0]));
+  }
+
+  return (req, res, fallback) => {
+    if (req.headers['trpc-accept'] !== undefined) return fallback();
+    const url = req.url ?? '';
+    const q = url.indexOf('?');
+    let path: string;
+    try {
+      path = decodeURIComponent(url.slice('/trpc/'.length, q === -1 ? undefined : q));
+    } catch {
+      return fallback();
+    }
+    const search = new URLSearchParams(q === -1 ? '' : url.slice(q + 1));
+    const state = requestState(req as Request);
+    // The same body checks as tRPC's path (UTF-8, depth, size); a refusal is tRPC's to answer.
+    trpcBody(req as Request, res as Response, (e) => (state.bodyError = e), () => {
+      if (state.bodyError) return fallback();
+      const calls = callsOf(req, path, search);
+      if (!calls) return fallback();
+      servedHere++;
+      run(req, res, calls, search.get('batch') === '1').catch((err: unknown) => {
+        deps.log.error({ requestId: state.requestId, err }, 'trpc: answering failed');
+        if (!res.headersSent) res.statusCode = 500;
+        res.end();
+      });
+    });
+  };
+}
