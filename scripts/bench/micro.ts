@@ -152,11 +152,11 @@ async function main(): Promise<void> {
     { name: 'row read (SELECT)', usPerOp: select },
     { name: 'decrypt (AES-GCM + JSON.parse)', usPerOp: decrypt },
     { name: 'rest of the procedure: middleware (rate limits, idempotency), zod in/out, tag lookup, shaping', usPerOp: proc - authAll - select - decrypt },
-    { name: 'REST facade (Express + trpc-to-openapi + guards)', usPerOp: rest - proc - http },
+    { name: 'HTTP layer: request setup, edge bucket, /v1 dispatch (rest/v1.ts), JSON out, and the client side of fetch', usPerOp: rest - proc - http },
     { name: 'HTTP stack, both ends (bare node:http round trip)', usPerOp: http },
     { name: 'access log (pino at info)', usPerOp: restLogged - rest },
     { name: '= total GET /v1 (log info)', usPerOp: restLogged },
-    { name: 'for comparison: /trpc adapter overhead', usPerOp: trpc - proc - http },
+    { name: 'for comparison: the same for /trpc (rest/trpc.ts, superjson)', usPerOp: trpc - proc - http },
     { name: 'for comparison: the row read with a statement prepared once', usPerOp: selectRaw },
   ];
 

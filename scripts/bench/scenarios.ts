@@ -132,6 +132,49 @@ export function buildScenarios(sizes: readonly number[]): Scenario[] {
         return { method: 'PATCH', path: () => `/v1/todos/${next()}`, headers: headersFor(a, who, true), body: () => JSON.stringify({ title: `bench ${ctx.nonce} edit ${n()}` }) };
       },
     },
+    // The /trpc twins (issue 12: the first-party path must be at least as fast as /v1).
+    {
+      id: 'trpc-todo-list',
+      label: 'GET /trpc/todos.list (limit 50)',
+      kind: 'read',
+      group: 'core',
+      account: CRUD_ACCOUNT,
+      needs: 'todos',
+      connections: 'throughput',
+      build: (a, who) => ({ method: 'GET', path: () => `/trpc/todos.list?input=${encodeURIComponent(JSON.stringify({ json: { limit: 50 } }))}`, headers: headersFor(a, who) }),
+    },
+    {
+      id: 'trpc-todo-create',
+      label: 'POST /trpc/todos.create',
+      kind: 'write',
+      group: 'core',
+      account: CRUD_ACCOUNT,
+      needs: 'todos',
+      connections: 'throughput',
+      build: (a, who, ctx) => {
+        const n = counter();
+        return {
+          method: 'POST',
+          path: () => '/trpc/todos.create',
+          headers: headersFor(a, who, true),
+          body: () => JSON.stringify({ json: { title: `bench ${ctx.nonce} trpc created ${n()}`, notes: 'Written by the benchmark.' } }),
+        };
+      },
+    },
+    {
+      id: 'trpc-todo-update',
+      label: 'POST /trpc/todos.update',
+      kind: 'write',
+      group: 'core',
+      account: CRUD_ACCOUNT,
+      needs: 'todos',
+      connections: 'throughput',
+      build: (a, who, ctx) => {
+        const next = cycle(a.todoIds);
+        const n = counter();
+        return { method: 'POST', path: () => '/trpc/todos.update', headers: headersFor(a, who, true), body: () => JSON.stringify({ json: { id: next(), title: `bench ${ctx.nonce} trpc edit ${n()}` } }) };
+      },
+    },
   ];
 
   const tags: Scenario[] = [

@@ -232,10 +232,17 @@ app.get('/trpc/me.get', (req, res) => {
   return body ? trpc(res, body) : notFound(res);
 });
 
+function listTodos(user: string, limit: number) {
+  const rows = q.listTodos.all(user, limit);
+  return { data: todosJson(rows), next_cursor: cursorOf(rows, limit) };
+}
 app.get('/v1/todos', (req, res) => {
-  const limit = limitOf(req);
-  const rows = q.listTodos.all(account(req), limit);
-  res.json({ data: todosJson(rows), next_cursor: cursorOf(rows, limit) });
+  res.json(listTodos(account(req), limitOf(req)));
+});
+// The /trpc twins of the CRUD scenarios (issue 12): the same work, tRPC's envelope.
+app.get('/trpc/todos.list', (req, res) => {
+  const input = JSON.parse(String(req.query.input ?? '{}')) as { json?: { limit?: number } };
+  trpc(res, listTodos(account(req), Math.min(200, Math.max(1, Number(input.json?.limit ?? 50) || 50))));
 });
 app.get('/v1/todos/:id', (req, res) => {
   const t = readTodo(account(req), req.params.id);
@@ -246,33 +253,49 @@ app.get('/trpc/todos.get', (req, res) => {
   const t = readTodo(account(req), String(input.json?.id ?? ''));
   return t ? trpc(res, t) : notFound(res);
 });
-app.post('/v1/todos', (req, res) => {
-  const user = account(req);
-  const title = req.body?.title;
-  if (typeof title !== 'string' || title.length < 1 || title.length > 4096) return res.status(422).json({ status: 422 });
-  const row = db.transaction(() => {
+function createTodo(user: string, body: { title?: unknown; notes?: unknown } | undefined): TodoRow | null {
+  const title = body?.title;
+  if (typeof title !== 'string' || title.length < 1 || title.length > 4096) return null;
+  return db.transaction(() => {
     const now = Date.now();
     const r: TodoRow = {
-      id: newId(), user_id: user, title, notes: typeof req.body.notes === 'string' ? req.body.notes : null, status: 'open', completed_at: null, when_date: null,
+      id: newId(), user_id: user, title, notes: typeof body?.notes === 'string' ? body.notes : null, status: 'open', completed_at: null, when_date: null,
       evening: 0, someday: 0, deadline: null, priority: null, sort_key: generateKeyBetween(q.lastTodoKey.get(user)?.k ?? null, null), created_at: now, updated_at: now, trashed_at: null,
     };
     insTodo.run(r);
     return r;
   })();
+}
+app.post('/v1/todos', (req, res) => {
+  const row = createTodo(account(req), req.body);
+  if (!row) return res.status(422).json({ status: 422 });
   res.status(201).json(toTodo(row, []));
 });
-app.patch('/v1/todos/:id', (req, res) => {
-  const user = account(req);
+app.post('/trpc/todos.create', (req, res) => {
+  const row = createTodo(account(req), req.body?.json);
+  if (!row) return res.status(422).json({ status: 422 });
+  trpc(res, toTodo(row, []));
+});
+function updateTodo(user: string, id: string, body: { title?: unknown; notes?: unknown } | undefined) {
   const out = db.transaction(() => {
-    const row = q.todo.get(user, req.params.id);
+    const row = q.todo.get(user, id);
     if (!row) return null;
-    const title = typeof req.body?.title === 'string' ? req.body.title : row.title;
-    const notes = typeof req.body?.notes === 'string' ? req.body.notes : row.notes;
+    const title = typeof body?.title === 'string' ? body.title : row.title;
+    const notes = typeof body?.notes === 'string' ? body.notes : row.notes;
     const now = Date.now();
     q.updateTodo.run(title, notes, now, user, row.id);
     return { ...row, title, notes, updated_at: now };
   })();
-  return out ? res.json(toTodo(out, q.todoTags.all(out.id).map((t) => t.name))) : notFound(res);
+  return out ? toTodo(out, q.todoTags.all(out.id).map((t) => t.name)) : null;
+}
+app.patch('/v1/todos/:id', (req, res) => {
+  const out = updateTodo(account(req), req.params.id!, req.body);
+  return out ? res.json(out) : notFound(res);
+});
+app.post('/trpc/todos.update', (req, res) => {
+  const input = req.body?.json as { id?: string; title?: unknown } | undefined;
+  const out = updateTodo(account(req), String(input?.id ?? ''), input);
+  return out ? trpc(res, out) : notFound(res);
 });
 
 app.get('/v1/tags', (req, res) => {
