@@ -86,7 +86,7 @@ describe('entry points', () => {
       [['user', 'add', '--email', 'not an email'], 'a long enough password', /^--email: .+$/],
       [['user', 'add', '--email', 'short@example.test'], 'abc', /^password: .+$/],
       [['token', 'create', '--email', 'proc@example.test', '--scopes', 'tags:read,nope'], 'process password 1', /^--scopes: .+$/],
-      [['token', 'create', '--email', 'proc@example.test', '--scopes', 'tags:read', '--days', '7'], 'process password 1', /^--days: .+$/],
+      [['token', 'create', '--email', 'proc@example.test', '--scopes', 'tags:read', '--days', '7'], 'process password 1', /^--days: must be one of 30, 90, 180, 365$/],
     ];
     for (const [args, stdin, line] of refusals) {
       const r = cliStdin(args, stdin);

@@ -11,7 +11,7 @@ export const CreateKeyInput = z
       .min(1)
       .max(64)
       .refine((a) => new Set(a).size === a.length, 'scopes must not repeat'),
-    expiresInDays: z.union(LIMITS.personalTokens.expiryDays.map((d) => z.literal(d))).meta({
+    expiresInDays: z.literal([...LIMITS.personalTokens.expiryDays]).meta({
       description: 'Mandatory expiry (spec §5.1 rule 3): 30, 90, 180 or 365 days.',
     }),
   })
