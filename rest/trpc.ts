@@ -29,17 +29,8 @@ import type { Deps } from '../server/deps.js';
 import { trpcBody } from './guards.js';
 import { requestExtras } from './rate-limit.js';
 import { requestState } from './state.js';
+import { PROCEDURES, type ProcedureFn } from './procedures.js';
 
-type ProcedureFn = ((opts: {
-  path: string;
-  ctx: unknown;
-  type: 'query' | 'mutation';
-  getRawInput: () => Promise<unknown>;
-  signal: AbortSignal | undefined;
-  batchIndex: number;
-}) => Promise<unknown>) & { _def: { type: 'query' | 'mutation' | 'subscription' } };
-
-const PROCEDURES = appRouter._def.procedures as unknown as Record<string, ProcedureFn>;
 const CONFIG = appRouter._def._config;
 
 type Call = { path: string; procedure: ProcedureFn; input: unknown };

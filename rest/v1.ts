@@ -20,22 +20,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
 import type { Request, Response } from 'express';
-import { appRouter } from '../routers/index.js';
 import { createContextInner, type Meta } from '../routers/trpc.js';
 import type { Deps } from '../server/deps.js';
 import { jsonBody, mediaTypeGuard } from './guards.js';
 import { requestExtras } from './rate-limit.js';
 import { sendProblem } from './send.js';
 import { requestState } from './state.js';
-
-type ProcedureFn = ((opts: {
-  path: string;
-  ctx: unknown;
-  type: 'query' | 'mutation';
-  getRawInput: () => Promise<unknown>;
-  signal: AbortSignal | undefined;
-  batchIndex: number;
-}) => Promise<unknown>) & { _def: { type: 'query' | 'mutation' | 'subscription'; meta?: Meta; inputs: unknown[] } };
+import { PROCEDURES, type ProcedureFn } from './procedures.js';
 
 type Route = {
   pattern: RegExp;
@@ -81,8 +72,7 @@ const normalizePath = (p: string) => `/${p.replace(/^\/|\/$/g, '')}`;
 /** One table per method, in registration order (the first match wins, as in trpc-to-openapi). */
 function compileRoutes(): Map<string, Route[]> {
   const table = new Map<string, Route[]>();
-  const procs = appRouter._def.procedures as unknown as Record<string, ProcedureFn>;
-  for (const [procedurePath, procedure] of Object.entries(procs)) {
+  for (const [procedurePath, procedure] of Object.entries(PROCEDURES)) {
     const meta = procedure._def.meta;
     const openapi = meta?.openapi;
     if (!meta || !openapi || openapi.enabled === false || procedure._def.type === 'subscription') continue;
