@@ -160,6 +160,9 @@ async function run(argv: string[], deps: Deps): Promise<void> {
 }
 
 async function main(): Promise<void> {
+  // Issue 11.5: the CLI may be the first to create DATA_DIR and cairn.db; they are private, as
+  // the server makes them (db/client.ts creates the directory 0700; this umask makes files 0600).
+  process.umask(0o077);
   const config = loadConfig();
   const db = openDb(config.dbFile, { durability: config.durability });
   const deps: Deps = {

@@ -1,7 +1,7 @@
 // Issue 11.5 and 11.9 against the real entry point (server/main.ts as a child process): the files
 // the server creates are private, and SIGTERM ends the process within its bound even when nobody
 // reads its stdout.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -79,6 +79,20 @@ describe('files on disk are private (issue 11.5)', () => {
     } finally {
       if (child.exitCode === null) child.kill('SIGKILL');
     }
+  });
+
+  it('the CLI, when it runs first, makes the same private DATA_DIR and files', () => {
+    const dataDir = path.join(scratch, 'cli-first', 'data');
+    const old = process.umask(0o022);
+    const r = spawnSync(path.join(root, 'node_modules', '.bin', 'tsx'), ['server/cli.ts', 'user', 'add', '--email', 'cli-first@example.test'], {
+      cwd: root,
+      env: { ...process.env, DATA_DIR: dataDir, CAIRN_SCRYPT_LOG_N: '14', LOG_LEVEL: 'silent', CAIRN_PASSWORD: 'cli first password' },
+      encoding: 'utf8',
+    });
+    process.umask(old);
+    expect(r.status, r.stderr).toBe(0);
+    expect((statSync(dataDir).mode & 0o777).toString(8)).toBe('700');
+    for (const f of ['cairn.db', 'master.key']) expect({ f, mode: (statSync(path.join(dataDir, f)).mode & 0o777).toString(8) }).toEqual({ f, mode: '600' });
   });
 
   it('an existing DATA_DIR readable by others is kept but warned about at start', async () => {
