@@ -40,6 +40,8 @@ type Outcome = { ok: true; data: unknown } | { ok: false; error: TRPCError; stat
 function callsOf(req: IncomingMessage, path: string, search: URLSearchParams): Call[] | null {
   const type = req.method === 'GET' ? 'query' : req.method === 'POST' ? 'mutation' : null;
   if (!type) return null;
+  // tRPC reads a POST body only as JSON (else 415, or form data and octet streams: its adapter's).
+  if (type === 'mutation' && !String(req.headers['content-type'] ?? '').startsWith('application/json')) return null;
   const batch = search.get('batch') === '1';
   const paths = batch ? path.split(',') : [path];
   if (paths.length > LIMITS.trpcBatchMax) return null;

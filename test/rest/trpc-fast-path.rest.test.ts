@@ -41,6 +41,7 @@ const cases = (): Req[] => [
   { name: 'an unknown procedure', method: 'GET', path: '/trpc/nope.get', fast: false },
   { name: 'a batch over the limit', method: 'GET', path: `/trpc/${Array(LIMITS.trpcBatchMax + 1).fill('me.get').join(',')}?batch=1`, fast: false },
   { name: 'input that is not JSON', method: 'GET', path: '/trpc/todos.get?input=%7Bnope', fast: false },
+  { name: 'a mutation without a JSON content type', method: 'POST', path: '/trpc/tags.create', body: { json: { name: 'Typed' } }, headers: { 'content-type': 'text/plain' }, fast: false },
 ];
 
 const HEADERS = ['content-type', 'cache-control', 'www-authenticate', 'retry-after', 'idempotent-replayed', 'access-control-allow-origin'];
