@@ -21,19 +21,20 @@ describe('notes via the caller', () => {
     const f = await a.noteFolders.create({ name: 'A folder' });
     const n = await a.notes.create({ body: 'A note', folderId: f.id });
     const v = (await a.noteVersions.list({ id: n.id })).data[0]!;
-    const attempts: Promise<unknown>[] = [
-      b.notes.get({ id: n.id }),
-      b.notes.update({ id: n.id, body: 'taken' }),
-      b.notes.move({ id: n.id, parentId: null }),
-      b.notes.trash({ id: n.id }),
-      b.notes.delete({ id: n.id }),
-      b.noteFolders.get({ id: f.id }),
-      b.noteFolders.trash({ id: f.id }),
-      b.noteVersions.get({ id: v.id }),
-      b.noteVersions.getText({ noteId: n.id, id: v.id }),
-      b.noteVersions.restore({ noteId: n.id, id: v.id }),
+    // Each attempt runs in turn (a call made now but awaited later would reject unobserved meanwhile).
+    const attempts: (() => Promise<unknown>)[] = [
+      () => b.notes.get({ id: n.id }),
+      () => b.notes.update({ id: n.id, body: 'taken' }),
+      () => b.notes.move({ id: n.id, parentId: null }),
+      () => b.notes.trash({ id: n.id }),
+      () => b.notes.delete({ id: n.id }),
+      () => b.noteFolders.get({ id: f.id }),
+      () => b.noteFolders.trash({ id: f.id }),
+      () => b.noteVersions.get({ id: v.id }),
+      () => b.noteVersions.getText({ noteId: n.id, id: v.id }),
+      () => b.noteVersions.restore({ noteId: n.id, id: v.id }),
     ];
-    for (const p of attempts) await expect(p).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    for (const attempt of attempts) await expect(attempt()).rejects.toMatchObject({ code: 'NOT_FOUND' });
     // B cannot file its own note into A's folder, nor next to A's note.
     await expect(b.notes.create({ body: 'x', folderId: f.id })).rejects.toMatchObject({ code: 'UNPROCESSABLE_CONTENT' });
     const mine = await b.notes.create({ body: 'b note' });
