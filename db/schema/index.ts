@@ -5,3 +5,4 @@ export * from './outbox.js';
 export * from './idempotency.js';
 export * from './notes.js';
 export * from './instance.js';
+export * from './todo-index.js';

@@ -19,6 +19,7 @@ import { bandIdTaken, bandKeysAtEnd } from '../../server/band.js';
 import { decryptBudget, type DecryptBudget } from '../../server/decrypt-budget.js';
 import { findContainerRow, insertContainer, openContainer, toContainer, type ContainerRow } from '../containers/model.js';
 import { containerIsDead, inLiveContainer } from '../containers/live.js';
+import { restampTodos } from '../../server/index/todo-index.js';
 import { finishTodoTx, openCounts, openTodo, presentTodos, todayOf, todosUnderHeading, type TodoRow, type TodoSealed } from '../todos/model.js';
 import type { HeadingOut } from './schema.js';
 
@@ -172,6 +173,7 @@ export function deleteHeading(deps: Deps, p: Principal, id: string) {
       tx.update(todos).set({ headingId: null, sortKey: keys[i]!, updatedAt: now }).where(and(eq(todos.userId, p.userId), eq(todos.id, t.id))).run();
       recordEvent(deps, { userId: p.userId, type: 'todo.updated', id: t.id, at: now });
     });
+    restampTodos(deps.db.$client, p, under.map((t) => t.id), now);
     tx.delete(headings).where(and(eq(headings.userId, p.userId), eq(headings.id, row.id))).run();
     return { id: row.id, projectId: row.projectId, clearedTodoIds: under.map((t) => t.id) };
   });
@@ -232,6 +234,7 @@ export const convertSteps = {
       recordEvent(deps, { userId: p.userId, type: 'todo.updated', id: t.id, at: now });
       moved.push({ row: { ...t, parentId: sub.id, headingId: null, sortKey: keys[i]!, updatedAt: now }, s: openTodo(p.dek, t) });
     });
+    restampTodos(deps.db.$client, p, under.map((t) => t.id), now);
     tx.delete(headings).where(and(eq(headings.userId, p.userId), eq(headings.id, heading.id))).run();
     recordEvent(deps, { userId: p.userId, type: 'heading.deleted', id: heading.id, at: now });
     const current = findContainerRow(tx, p.userId, sub.id)!;

@@ -22,6 +22,7 @@ import { findContainerRow } from '../containers/model.js';
 import { containerIsDead, inLiveContainer } from '../containers/live.js';
 import { tagIdsForNames, tagNamesById } from '../tags/model.js';
 import type { TodoOut } from './schema.js';
+import { indexedAttrs, indexTodo, unindexTodo } from '../../server/index/todo-index.js';
 
 /** A to-do row as the application reads and writes it; the list-order columns are the database's (db/schema/tasks.ts). */
 export type TodoRow = Omit<typeof todos.$inferSelect, 'parentKey' | 'headingRef' | 'headingKey'>;
@@ -248,6 +249,7 @@ export function createTodo(deps: Deps, p: Principal, input: CreateTodo): TodoOut
       updatedAt: now,
     };
     insertTodoRow(deps, row);
+    indexTodo(deps.db.$client, p, row, s);
     if (input.tags?.length) setTags(deps, tx, p, id, input.tags);
     recordEvent(deps, { userId: p.userId, type: 'todo.created', id, at: now });
     // Without tags there are no tag links to read back.
@@ -300,6 +302,7 @@ function writeTodo(deps: Deps, tx: Tx, p: Principal, row: TodoRow, s: TodoSealed
   );
   q.run({ sealed: next.sealed, parentId: next.parentId, headingId: next.headingId, sortKey: next.sortKey, trashedAt: next.trashedAt, updatedAt: now, userId: p.userId, id: row.id });
   recordEvent(deps, { userId: p.userId, type: 'todo.updated', id: row.id, at: now });
+  indexTodo(deps.db.$client, p, next, s);
   return next;
 }
 
@@ -366,6 +369,7 @@ export function deleteTodo(deps: Deps, p: Principal, id: string): void {
   deps.db.transaction((tx) => {
     const res = tx.delete(todos).where(and(eq(todos.userId, p.userId), eq(todos.id, id))).run();
     if (res.changes === 0) throw notFound('To-do');
+    unindexTodo(deps.db.$client, p, id);
     recordEvent(deps, { userId: p.userId, type: 'todo.deleted', id, at: deps.clock() });
   });
 }
@@ -409,6 +413,7 @@ export function finishTodoTx(deps: Deps, tx: Tx, p: Principal, row: TodoRow, tar
         updatedAt: now,
       };
       insertTodoRow(deps, copyRow);
+      indexTodo(deps.db.$client, p, copyRow, copyS);
       tagIdsOf(deps, p.userId, row.id).forEach((tagId, position) => tx.insert(todoTags).values({ todoId: copyId, tagId, userId: p.userId, position }).run());
       recordEvent(deps, { userId: p.userId, type: 'todo.created', id: copyId, at: now });
       const rolled: TodoSealed = {
@@ -504,6 +509,8 @@ function todoListQuery(db: Db, shape: { parent_id?: string | undefined; heading_
 export function listTodos(deps: Deps, p: Principal, query: TodoListQuery) {
   const status = query.status;
   const budget = status ? decryptBudget(deps) : undefined;
+  let index: Map<string, { status: TodoStatus }> | undefined;
+  const statusOf = (id: string) => (index ??= accountIndex(deps, p)).get(id)?.status;
   const page = tuplePage({
     key: deps.keys.cursor,
     scope: `${p.userId}:todos`,
@@ -518,8 +525,9 @@ export function listTodos(deps: Deps, p: Principal, query: TodoListQuery) {
     },
     posOf: (r) => ({ k: [r.parentId ?? '', r.headingKey, r.headingId ?? '', r.sortKey], i: r.id }),
     map: (r) => {
-      const s = openTodo(p.dek, r);
-      return status && s.status !== status ? null : { row: r, s };
+      // The status comes from the sealed index (server/index/todo-index.ts): only kept rows are opened.
+      if (status && statusOf(r.id) !== status) return null;
+      return { row: r, s: openTodo(p.dek, r) };
     },
     ...(budget ? { budget } : {}),
   });
@@ -538,11 +546,21 @@ export function openCounts(deps: Deps, p: Principal, headingIds: readonly string
   const out = new Map<string, number>(headingIds.map((id) => [id, 0]));
   if (!headingIds.length) return out;
   const rows = deps.db
-    .select()
+    .select({ id: todos.id, updatedAt: todos.updatedAt, headingId: todos.headingId })
     .from(todos)
     .where(and(eq(todos.userId, p.userId), inArray(todos.headingId, [...headingIds]), isNull(todos.trashedAt)))
     .all();
   budget.spend(rows.length);
-  for (const r of rows) if (openTodo(p.dek, r).status === 'open') out.set(r.headingId!, (out.get(r.headingId!) ?? 0) + 1);
+  // Statuses from the sealed index: no to-do row is opened.
+  const attrs = indexedAttrs(deps.db.$client, p, rows);
+  for (const r of rows) if (attrs.get(r.id)?.status === 'open') out.set(r.headingId!, (out.get(r.headingId!) ?? 0) + 1);
   return out;
+}
+
+/** The indexed attributes of every to-do of the account (checked against each row's stamp). */
+export function accountIndex(deps: Deps, p: Principal) {
+  const stamps = prepared(deps.db, 'todos.stamps', (db) =>
+    db.select({ id: todos.id, updatedAt: todos.updatedAt }).from(todos).where(eq(todos.userId, sql.placeholder('userId'))).prepare(),
+  );
+  return indexedAttrs(deps.db.$client, p, stamps.all({ userId: p.userId }), { wholeAccount: true });
 }

@@ -1,0 +1,249 @@
+// The sealed per-account to-do index (issue 14). Views, saved filters, heading open counts and
+// the to-do `status` filter need a few sealed attributes of many to-dos; opening every to-do row
+// per request does not scale (~10 µs a row). The index keeps those attributes for every to-do of
+// an account in BUCKETS sealed chunks (table todo_index_chunks), one JSON blob each, sealed with
+// AES-256-GCM under the user's data key, AAD = user id + table + chunk id like every sealed row.
+// A to-do belongs to the chunk `bucketOf(id)` (a hash of its id), so a write re-seals one chunk.
+//
+// What an entry holds: the row's `updatedAt` (the freshness stamp) and its sealed status, dates,
+// flags, priority, completion time and recurrence. Plaintext relations (container, heading, tags,
+// trash, sort keys) are not copied: readers take them from the rows' plaintext columns.
+//
+// Consistency: every write of a to-do's sealed content goes through routers/todos/model.ts, which
+// calls `indexTodo` / `unindexTodo` in the same transaction. Any other write of a to-do row bumps
+// its `updatedAt`; a reader compares each entry's stamp with the row's and, on a mismatch or a
+// missing chunk, rebuilds that chunk from the rows with the request's key before answering. So a
+// lost, stale or deleted chunk costs one rebuild, never a wrong answer. Nothing decrypted outlives
+// the request: chunks are opened into local values only.
+import type Database from 'better-sqlite3';
+import { open, rowAad, seal } from '../crypto/seal.js';
+
+export const INDEX_TABLE = 'todo_index_chunks';
+/** Chunks per account: at 50,000 to-dos about 800 entries (~50 KB) each. */
+export const BUCKETS = 64;
+
+type Status = 'open' | 'completed' | 'canceled';
+type Priority = 'low' | 'medium' | 'high';
+
+/** The indexed attributes (a subset of the to-do's sealed content, routers/todos/model.ts TodoSealed). */
+export type IndexedTodo = {
+  status: Status;
+  completedAt: number | null;
+  whenDate: string | null;
+  deadline: string | null;
+  evening: boolean;
+  someday: boolean;
+  priority: Priority | null;
+  recurrence: { rule: string; basis: 'schedule' | 'completion'; done: number; anchor: string | null } | null;
+};
+
+/** Who the index belongs to and the key that opens it (a request's principal). */
+export type IndexOwner = { userId: string; dek: Buffer };
+
+/** The plaintext of a to-do row that the index is checked against. */
+export type StampedRow = { id: string; updatedAt: number };
+
+// An entry on disk (inside the sealed chunk): compact positional form.
+type Entry = [
+  updatedAt: number,
+  status: 0 | 1 | 2,
+  whenDate: string | null,
+  deadline: string | null,
+  flags: number,
+  priority: 0 | 1 | 2 | 3,
+  completedAt: number | null,
+  recurrence: [string, 'schedule' | 'completion', number, string | null] | 0,
+];
+type Chunk = { v: 1; e: Record<string, Entry> };
+
+const STATUSES: Status[] = ['open', 'completed', 'canceled'];
+const PRIORITIES: (Priority | null)[] = [null, 'low', 'medium', 'high'];
+
+/** The chunk of a to-do id: FNV-1a over its UTF-16 code units, mod BUCKETS. */
+export function bucketOf(id: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < id.length; i++) {
+    h ^= id.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return (h >>> 0) % BUCKETS;
+}
+
+function toEntry(updatedAt: number, a: IndexedTodo): Entry {
+  const r = a.recurrence;
+  return [
+    updatedAt,
+    STATUSES.indexOf(a.status) as 0 | 1 | 2,
+    a.whenDate,
+    a.deadline,
+    (a.evening ? 1 : 0) | (a.someday ? 2 : 0),
+    PRIORITIES.indexOf(a.priority) as 0 | 1 | 2 | 3,
+    a.completedAt,
+    r ? [r.rule, r.basis, r.done, r.anchor] : 0,
+  ];
+}
+
+function fromEntry(e: Entry): IndexedTodo {
+  const r = e[7];
+  return {
+    status: STATUSES[e[1]]!,
+    whenDate: e[2],
+    deadline: e[3],
+    evening: (e[4] & 1) !== 0,
+    someday: (e[4] & 2) !== 0,
+    priority: PRIORITIES[e[5]] ?? null,
+    completedAt: e[6],
+    recurrence: r ? { rule: r[0], basis: r[1], done: r[2], anchor: r[3] } : null,
+  };
+}
+
+const aad = (userId: string, bucket: number) => rowAad(userId, INDEX_TABLE, String(bucket));
+
+type Stmts = {
+  get: Database.Statement;
+  all: Database.Statement;
+  put: Database.Statement;
+  stamps: Database.Statement;
+  sealedOf: Database.Statement;
+};
+const stmtCache = new WeakMap<Database.Database, Stmts>();
+function stmts(db: Database.Database): Stmts {
+  let s = stmtCache.get(db);
+  if (!s) {
+    s = {
+      get: db.prepare(`SELECT sealed FROM ${INDEX_TABLE} WHERE user_id = ? AND id = ?`),
+      all: db.prepare(`SELECT id, sealed FROM ${INDEX_TABLE} WHERE user_id = ?`),
+      put: db.prepare(`INSERT INTO ${INDEX_TABLE} (user_id, id, sealed) VALUES (?, ?, ?) ON CONFLICT (user_id, id) DO UPDATE SET sealed = excluded.sealed`),
+      stamps: db.prepare('SELECT id, updated_at AS updatedAt FROM todos WHERE user_id = ?'),
+      sealedOf: db.prepare('SELECT id, updated_at AS updatedAt, sealed FROM todos WHERE user_id = ? AND id IN (SELECT value FROM json_each(?))'),
+    };
+    stmtCache.set(db, s);
+  }
+  return s;
+}
+
+function openChunk(o: IndexOwner, bucket: number, blob: Buffer): Chunk | null {
+  try {
+    const c = JSON.parse(open(o.dek, aad(o.userId, bucket), blob).toString('utf8')) as Chunk;
+    return c && c.v === 1 && typeof c.e === 'object' ? c : null;
+  } catch {
+    // A chunk that does not open under this key (or is not ours) is rebuilt from the rows.
+    return null;
+  }
+}
+
+function writeChunk(db: Database.Database, o: IndexOwner, bucket: number, c: Chunk): void {
+  stmts(db).put.run(o.userId, String(bucket), seal(o.dek, aad(o.userId, bucket), Buffer.from(JSON.stringify(c), 'utf8')));
+}
+
+/** Rebuilds one chunk from the to-do rows of its bucket (opens each of them once). */
+function rebuildChunk(db: Database.Database, o: IndexOwner, bucket: number, ids?: string[]): Chunk {
+  const s = stmts(db);
+  const mine = ids ?? (s.stamps.all(o.userId) as StampedRow[]).filter((r) => bucketOf(r.id) === bucket).map((r) => r.id);
+  const rows = s.sealedOf.all(o.userId, JSON.stringify(mine)) as { id: string; updatedAt: number; sealed: Buffer }[];
+  const c: Chunk = { v: 1, e: {} };
+  for (const r of rows) {
+    const a = JSON.parse(open(o.dek, rowAad(o.userId, 'todos', r.id), r.sealed).toString('utf8')) as IndexedTodo;
+    c.e[r.id] = toEntry(r.updatedAt, a);
+  }
+  writeChunk(db, o, bucket, c);
+  return c;
+}
+
+/** Reads (or, when missing or unreadable, rebuilds) the chunk a to-do belongs to. */
+function chunkFor(db: Database.Database, o: IndexOwner, bucket: number): Chunk {
+  const row = stmts(db).get.get(o.userId, String(bucket)) as { sealed: Buffer } | undefined;
+  return (row && openChunk(o, bucket, row.sealed)) ?? rebuildChunk(db, o, bucket);
+}
+
+/**
+ * Write hook: the to-do's new sealed attributes and its new `updatedAt`, in the caller's
+ * transaction (same connection). Re-seals one chunk.
+ */
+export function indexTodo(db: Database.Database, o: IndexOwner, row: StampedRow, a: IndexedTodo): void {
+  const bucket = bucketOf(row.id);
+  const c = chunkFor(db, o, bucket);
+  c.e[row.id] = toEntry(row.updatedAt, a);
+  writeChunk(db, o, bucket, c);
+}
+
+/** Write hook: the to-do is gone. */
+export function unindexTodo(db: Database.Database, o: IndexOwner, id: string): void {
+  const bucket = bucketOf(id);
+  const row = stmts(db).get.get(o.userId, String(bucket)) as { sealed: Buffer } | undefined;
+  const c = row && openChunk(o, bucket, row.sealed);
+  if (!c || !(id in c.e)) return; // a missing chunk is rebuilt without it on the next read
+  delete c.e[id];
+  writeChunk(db, o, bucket, c);
+}
+
+/**
+ * Write hook for writes that change no indexed attribute but bump rows' `updatedAt` (heading
+ * delete and convert, tag delete): the entries take the new stamp, so no reader rebuilds.
+ */
+export function restampTodos(db: Database.Database, o: IndexOwner, ids: readonly string[], updatedAt: number): void {
+  const byBucket = new Map<number, string[]>();
+  for (const id of ids) byBucket.set(bucketOf(id), [...(byBucket.get(bucketOf(id)) ?? []), id]);
+  for (const [bucket, list] of byBucket) {
+    const c = chunkFor(db, o, bucket);
+    let changed = false;
+    for (const id of list) {
+      const e = c.e[id];
+      if (e && e[0] !== updatedAt) {
+        e[0] = updatedAt;
+        changed = true;
+      }
+    }
+    if (changed) writeChunk(db, o, bucket, c);
+  }
+}
+
+/**
+ * The indexed attributes of the given rows (their plaintext id and updatedAt, read by the caller
+ * in this request). Opens only the chunks these rows fall in; a chunk that is missing, does not
+ * open, or holds a stale entry for one of the rows is rebuilt from the rows first. With
+ * `wholeAccount` (the rows are every to-do of the account), a chunk holding entries of rows that
+ * no longer exist is rebuilt too, so deleted to-dos do not linger in it.
+ */
+export function indexedAttrs(db: Database.Database, o: IndexOwner, rows: readonly StampedRow[], opts: { wholeAccount?: boolean } = {}): Map<string, IndexedTodo> {
+  const out = new Map<string, IndexedTodo>();
+  if (!rows.length) return out;
+  const byBucket = new Map<number, StampedRow[]>();
+  for (const r of rows) {
+    const b = bucketOf(r.id);
+    const list = byBucket.get(b);
+    if (list) list.push(r);
+    else byBucket.set(b, [r]);
+  }
+  const s = stmts(db);
+  const stored = new Map<number, Buffer>();
+  if (byBucket.size > 4) for (const r of s.all.all(o.userId) as { id: string; sealed: Buffer }[]) stored.set(Number(r.id), r.sealed);
+  else for (const b of byBucket.keys()) {
+    const r = s.get.get(o.userId, String(b)) as { sealed: Buffer } | undefined;
+    if (r) stored.set(b, r.sealed);
+  }
+  const stale: number[] = [];
+  for (const [b, list] of byBucket) {
+    const blob = stored.get(b);
+    const c = blob ? openChunk(o, b, blob) : null;
+    const fresh = c !== null && list.every((r) => c.e[r.id]?.[0] === r.updatedAt) && (!opts.wholeAccount || Object.keys(c.e).length === list.length);
+    if (!fresh) {
+      stale.push(b);
+      continue;
+    }
+    for (const r of list) out.set(r.id, fromEntry(c.e[r.id]!));
+  }
+  if (stale.length) {
+    // Rebuilding writes: one short transaction (nested as a savepoint inside a caller's).
+    db.transaction(() => {
+      for (const b of stale) {
+        const c = rebuildChunk(db, o, b, opts.wholeAccount ? byBucket.get(b)!.map((r) => r.id) : undefined);
+        for (const r of byBucket.get(b)!) {
+          const e = c.e[r.id];
+          if (e) out.set(r.id, fromEntry(e));
+        }
+      }
+    })();
+  }
+  return out;
+}
