@@ -41,6 +41,10 @@ const EnvSchema = z.object({
   // DECISIONS §1: `full` (a 2xx means the change is fsync'd: synchronous=FULL) or `relaxed` (WAL
   // with synchronous=NORMAL: faster, may lose the last commits on power loss or an OS crash).
   CAIRN_DURABILITY: z.enum(['full', 'relaxed']).default('full'),
+  // DECISIONS §1 / issue 14: past this many items (to-dos, notes, containers, headings, inbox
+  // items) the decrypting operations (views, filters, search, sealed-field lists) answer
+  // account_too_large (server/account-size.ts).
+  CAIRN_MAX_ACCOUNT_ITEMS: z.coerce.number().int().min(1).default(250_000),
   // Test-only fault injection (routers/middleware/write.ts): die right after this procedure's
   // transaction commits, before its answer is sent.
   CAIRN_UNSAFE_CRASH_AFTER_COMMIT: z.string().optional(),
@@ -153,6 +157,8 @@ export type Config = {
   scryptLogN: number;
   logLevel: z.infer<typeof EnvSchema>['LOG_LEVEL'];
   durability: 'full' | 'relaxed';
+  /** CAIRN_MAX_ACCOUNT_ITEMS: the account_too_large threshold (server/account-size.ts). */
+  maxAccountItems: number;
   /** Test-only: the procedure path after whose commit the process kills itself. */
   crashAfterCommit?: string | undefined;
   /** Overrides LIMITS.decryptRowsPerRequest (tests set a small one). */
@@ -184,6 +190,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     scryptLogN: e.CAIRN_SCRYPT_LOG_N,
     logLevel: e.LOG_LEVEL,
     durability: e.CAIRN_DURABILITY,
+    maxAccountItems: e.CAIRN_MAX_ACCOUNT_ITEMS,
     crashAfterCommit: e.CAIRN_UNSAFE_CRASH_AFTER_COMMIT || undefined,
   };
 }

@@ -16,7 +16,7 @@ import { iso } from '../../server/clock.js';
 import { openJson, rowAad, sealJson } from '../../server/crypto/seal.js';
 import { recordEvent } from '../../server/events.js';
 import { bandIdTaken, bandKeysAtEnd } from '../../server/band.js';
-import { decryptBudget, type DecryptBudget } from '../../server/decrypt-budget.js';
+import { assertAccountSize } from '../../server/account-size.js';
 import { findContainerRow, insertContainer, openContainer, toContainer, type ContainerRow } from '../containers/model.js';
 import { containerIsDead, inLiveContainer } from '../containers/live.js';
 import { restampTodos } from '../../server/index/todo-index.js';
@@ -33,8 +33,8 @@ function toHeading(dek: Buffer, row: Row, openCount: number): HeadingOut {
   return { id: row.id, projectId: row.projectId, name: nameOf(dek, row), sortKey: row.sortKey, openCount, createdAt: iso(row.createdAt), updatedAt: iso(row.updatedAt) };
 }
 
-function present(deps: Deps, p: Principal, row: Row, budget: DecryptBudget = decryptBudget(deps)): HeadingOut {
-  return toHeading(p.dek, row, openCounts(deps, p, [row.id], budget).get(row.id) ?? 0);
+function present(deps: Deps, p: Principal, row: Row): HeadingOut {
+  return toHeading(p.dek, row, openCounts(deps, p, [row.id]).get(row.id) ?? 0);
 }
 
 function getRow(tx: Tx | Db, userId: string, id: string): Row {
@@ -152,7 +152,7 @@ export function listHeadings(deps: Deps, p: Principal, query: HeadingListQuery) 
     posOf: (r) => ({ k: [r.projectId, r.sortKey], i: r.id }),
     map: (r) => r,
   });
-  const counts = openCounts(deps, p, page.data.map((r) => r.id), decryptBudget(deps));
+  const counts = openCounts(deps, p, page.data.map((r) => r.id));
   return { data: page.data.map((r) => toHeading(p.dek, r, counts.get(r.id) ?? 0)), next_cursor: page.next_cursor };
 }
 
@@ -262,10 +262,9 @@ export function completeHeading(deps: Deps, p: Principal, id: string, today: str
   return deps.db.transaction((tx) => {
     const row = getRow(tx, p.userId, id);
     assertWritable(deps, row);
-    const budget = decryptBudget(deps);
+    assertAccountSize(deps, p.userId);
     const day = today ?? todayOf(deps);
     const under = todosUnderHeading(tx, p.userId, row.id);
-    budget.spend(under.length);
     const completed: { row: TodoRow; s: TodoSealed }[] = [];
     const rolled: { row: TodoRow; s: TodoSealed }[] = [];
     for (const t of under) {
@@ -276,6 +275,6 @@ export function completeHeading(deps: Deps, p: Principal, id: string, today: str
         rolled.push({ row: f.row, s: f.s });
       } else completed.push({ row: f.row, s: f.s });
     }
-    return { heading: present(deps, p, row, budget), completed: presentTodos(deps, p, completed), rolled: presentTodos(deps, p, rolled) };
+    return { heading: present(deps, p, row), completed: presentTodos(deps, p, completed), rolled: presentTodos(deps, p, rolled) };
   });
 }

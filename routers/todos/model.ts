@@ -15,7 +15,8 @@ import { iso, isoOrNull } from '../../server/clock.js';
 import { openJson, rowAad, sealJson } from '../../server/crypto/seal.js';
 import { recordEvent } from '../../server/events.js';
 import { bandIdTaken, bandKeyFor, type Band } from '../../server/band.js';
-import { decryptBudget, type DecryptBudget } from '../../server/decrypt-budget.js';
+import { DecryptBudget } from '../../server/decrypt-budget.js';
+import { assertAccountSize } from '../../server/account-size.js';
 import { canonicalRecurrenceRule, nextOccurrence, type RecurrenceBasis as Basis } from '../../server/recurrence.js';
 import { containers } from '../../db/schema/index.js';
 import { findContainerRow } from '../containers/model.js';
@@ -457,7 +458,7 @@ export type TodoListQuery = ListQuery & {
 /**
  * App order: grouped by container; inside one, the to-dos under no heading first, then each
  * heading's to-dos in heading order; inside a band, by sort key. `status` is sealed, so that
- * filter decrypts in the request (account_too_large past the budget).
+ * filter reads the sealed index (account_too_large past CAIRN_MAX_ACCOUNT_ITEMS).
  */
 /** The columns a list page reads: the row and its heading key, not the generated key columns. */
 const LIST_COLUMNS = {
@@ -508,7 +509,10 @@ function todoListQuery(db: Db, shape: { parent_id?: string | undefined; heading_
 
 export function listTodos(deps: Deps, p: Principal, query: TodoListQuery) {
   const status = query.status;
-  const budget = status ? decryptBudget(deps) : undefined;
+  if (status) assertAccountSize(deps, p.userId);
+  // With a sealed-field filter tuplePage scans on until the page is full; the account-size check
+  // above bounds it, so the scan itself is not capped.
+  const budget = status ? new DecryptBudget(Number.POSITIVE_INFINITY) : undefined;
   let index: Map<string, { status: TodoStatus }> | undefined;
   const statusOf = (id: string) => (index ??= accountIndex(deps, p)).get(id)?.status;
   const page = tuplePage({
@@ -541,8 +545,8 @@ export function todosUnderHeading(tx: Tx | Db, userId: string, headingId: string
   return tx.select().from(todos).where(and(...conds)).orderBy(asc(todos.sortKey), asc(todos.id)).all();
 }
 
-/** Open, untrashed to-dos under each heading (spec §2.2 `openCount`): decrypts each to-do's status. */
-export function openCounts(deps: Deps, p: Principal, headingIds: readonly string[], budget: DecryptBudget): Map<string, number> {
+/** Open, untrashed to-dos under each heading (spec §2.2 `openCount`), from the sealed index. */
+export function openCounts(deps: Deps, p: Principal, headingIds: readonly string[]): Map<string, number> {
   const out = new Map<string, number>(headingIds.map((id) => [id, 0]));
   if (!headingIds.length) return out;
   const rows = deps.db
@@ -550,7 +554,7 @@ export function openCounts(deps: Deps, p: Principal, headingIds: readonly string
     .from(todos)
     .where(and(eq(todos.userId, p.userId), inArray(todos.headingId, [...headingIds]), isNull(todos.trashedAt)))
     .all();
-  budget.spend(rows.length);
+  assertAccountSize(deps, p.userId);
   // Statuses from the sealed index: no to-do row is opened.
   const attrs = indexedAttrs(deps.db.$client, p, rows);
   for (const r of rows) if (attrs.get(r.id)?.status === 'open') out.set(r.headingId!, (out.get(r.headingId!) ?? 0) + 1);
