@@ -1,0 +1,138 @@
+// One request's picture of an account for the views, saved filters and overview (issue 14):
+// every to-do's plaintext placement (container, heading, sort keys, trash, stamp) read from the
+// rows, its sealed attributes from the sealed index (server/index/todo-index.ts), and the
+// containers with their sealed status. Nothing here outlives the request. A caller picks to-dos
+// from it and opens only the rows it returns (`presentPicked`).
+import { and, eq, sql } from 'drizzle-orm';
+import { containers, todos } from '../../db/schema/index.js';
+import { inJsonIds, prepared } from '../../db/prepared.js';
+import type { Deps } from '../../server/deps.js';
+import type { Principal } from '../../server/auth/credentials.js';
+import { indexedAttrs, type IndexedTodo } from '../../server/index/todo-index.js';
+import { assertAccountSize } from '../../server/account-size.js';
+import { openContainer, toContainer, type ContainerRow } from '../containers/model.js';
+import type { ContainerOut } from '../containers/schema.js';
+import { openTodo, presentTodos, type TodoRow } from '../todos/model.js';
+import type { TodoOut } from '../todos/schema.js';
+
+/** A to-do as the views see it: plaintext placement plus indexed attributes. */
+export type Item = {
+  id: string;
+  parentId: string | null;
+  headingId: string | null;
+  headingKey: string;
+  sortKey: string;
+  trashedAt: number | null;
+  updatedAt: number;
+  a: IndexedTodo;
+  /** App order: the container's place in the container tree, then heading, then sort key, then id. */
+  order: [string, string, string, string];
+};
+
+type ContainerInfo = { row: ContainerRow; archived: boolean; path: string; trashedBelow: boolean; archivedBelow: boolean };
+
+export type Account = {
+  items: Item[];
+  containers: Map<string, ContainerInfo>;
+  /** Live views: not trashed, not in a trashed or archived container (or below one). */
+  isLive: (i: Item) => boolean;
+  /** The logbook: not trashed and not in (or below) a trashed container; archived ones stay. */
+  isLoggable: (i: Item) => boolean;
+  container: (id: string) => ContainerOut;
+};
+
+/** Compares two items in app order (order tuple, then id). */
+export function compareItems(x: Item, y: Item): number {
+  for (let n = 0; n < 4; n++) {
+    const a = x.order[n]!;
+    const b = y.order[n]!;
+    if (a !== b) return a < b ? -1 : 1;
+  }
+  return x.id < y.id ? -1 : x.id > y.id ? 1 : 0;
+}
+
+export function loadAccount(deps: Deps, p: Principal): Account {
+  assertAccountSize(deps, p.userId);
+  const rows = prepared(deps.db, 'views.todoPlacement', (db) =>
+    db
+      .select({
+        id: todos.id,
+        parentId: todos.parentId,
+        headingId: todos.headingId,
+        headingKey: todos.headingKey,
+        sortKey: todos.sortKey,
+        trashedAt: todos.trashedAt,
+        updatedAt: todos.updatedAt,
+      })
+      .from(todos)
+      .where(eq(todos.userId, sql.placeholder('userId')))
+      .prepare(),
+  ).all({ userId: p.userId });
+  const attrs = indexedAttrs(deps.db.$client, p, rows, { wholeAccount: true });
+
+  const crows = deps.db.select().from(containers).where(eq(containers.userId, p.userId)).all();
+  const byId = new Map(crows.map((r) => [r.id, r]));
+  const info = new Map<string, ContainerInfo>();
+  const resolve = (id: string, depth = 0): ContainerInfo | undefined => {
+    const have = info.get(id);
+    if (have) return have;
+    const row = byId.get(id);
+    if (!row || depth > 64) return undefined;
+    const archived = openContainer(p.dek, row).status === 'archived';
+    const parent = row.parentId ? resolve(row.parentId, depth + 1) : undefined;
+    const self = `${row.sortKey}\u0002${row.id}`;
+    const c: ContainerInfo = {
+      row,
+      archived,
+      path: parent ? `${parent.path}\u0001${self}` : self,
+      trashedBelow: row.trashedAt !== null || (parent?.trashedBelow ?? false),
+      archivedBelow: archived || (parent?.archivedBelow ?? false),
+    };
+    info.set(id, c);
+    return c;
+  };
+  for (const r of crows) resolve(r.id);
+
+  const items: Item[] = [];
+  for (const r of rows) {
+    const a = attrs.get(r.id);
+    if (!a) continue;
+    const path = r.parentId ? (info.get(r.parentId)?.path ?? '') : '';
+    items.push({ ...r, a, order: [path, r.headingKey, r.headingId ?? '', r.sortKey] });
+  }
+  items.sort(compareItems);
+
+  const inDead = (i: Item) => (i.parentId ? (info.get(i.parentId)?.trashedBelow ?? false) : false);
+  const inArchived = (i: Item) => (i.parentId ? (info.get(i.parentId)?.archivedBelow ?? false) : false);
+  const presented = new Map<string, ContainerOut>();
+  return {
+    items,
+    containers: info,
+    isLive: (i) => i.trashedAt === null && !inDead(i) && !inArchived(i),
+    isLoggable: (i) => i.trashedAt === null && !inDead(i),
+    container: (id) => {
+      let c = presented.get(id);
+      if (!c) {
+        c = toContainer(p.dek, info.get(id)!.row);
+        presented.set(id, c);
+      }
+      return c;
+    },
+  };
+}
+
+/** Opens only the picked rows and presents them as the to-do routes do, keyed by id. */
+export function presentPicked(deps: Deps, p: Principal, ids: readonly string[]): Map<string, TodoOut> {
+  const out = new Map<string, TodoOut>();
+  if (!ids.length) return out;
+  const rows = prepared(deps.db, 'views.todosByIds', (db) =>
+    db
+      .select()
+      .from(todos)
+      .where(and(eq(todos.userId, sql.placeholder('userId')), inJsonIds(todos.id, 'ids')))
+      .prepare(),
+  ).all({ userId: p.userId, ids: JSON.stringify([...new Set(ids)]) }) as TodoRow[];
+  const list = presentTodos(deps, p, rows.map((row) => ({ row, s: openTodo(p.dek, row) })));
+  for (const t of list) out.set(t.id, t);
+  return out;
+}
