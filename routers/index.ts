@@ -13,6 +13,7 @@ import { trashRouter } from './trash/router.js';
 import { headingsRouter } from './headings/router.js';
 import { todosRouter } from './todos/router.js';
 import { viewsRouter } from './views/router.js';
+import { filtersRouter } from './filters/router.js';
 
 export const appRouter = router({
   auth: authRouter,
@@ -28,6 +29,7 @@ export const appRouter = router({
   headings: headingsRouter,
   todos: todosRouter,
   views: viewsRouter,
+  filters: filtersRouter,
 });
 
 export type AppRouter = typeof appRouter;

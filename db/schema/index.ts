@@ -6,3 +6,4 @@ export * from './idempotency.js';
 export * from './notes.js';
 export * from './instance.js';
 export * from './todo-index.js';
+export * from './filters.js';
