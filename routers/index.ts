@@ -14,6 +14,7 @@ import { headingsRouter } from './headings/router.js';
 import { todosRouter } from './todos/router.js';
 import { viewsRouter } from './views/router.js';
 import { filtersRouter } from './filters/router.js';
+import { searchRouter } from './search/router.js';
 
 export const appRouter = router({
   auth: authRouter,
@@ -30,6 +31,7 @@ export const appRouter = router({
   todos: todosRouter,
   views: viewsRouter,
   filters: filtersRouter,
+  search: searchRouter,
 });
 
 export type AppRouter = typeof appRouter;

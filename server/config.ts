@@ -63,6 +63,8 @@ export const LIMITS = {
   attachment: { url: 2048, text: 2048, title: 512 },
   inbox: { text: 2048, url: 2048 },
   filter: { name: 256, criteria: 10_000 },
+  /** Issue 14: the search query `q`, 1..256 characters. */
+  search: { q: 256 },
   tag: { name: 64, colorHex: 16 },
   linkTitleUrl: 2048,
   symbol: 64,

@@ -5,9 +5,12 @@
 // AES-256-GCM under the user's data key, AAD = user id + table + chunk id like every sealed row.
 // A to-do belongs to the chunk `bucketOf(id)` (a hash of its id), so a write re-seals one chunk.
 //
-// What an entry holds: the row's `updatedAt` (the freshness stamp) and its sealed status, dates,
-// flags, priority, completion time and recurrence. Plaintext relations (container, heading, tags,
-// trash, sort keys) are not copied: readers take them from the rows' plaintext columns.
+// Two layers of chunks, each BUCKETS chunks: the attribute chunks (ids '0'..'63') hold each
+// to-do's sealed status, dates, flags, priority, completion time and recurrence; the search-text
+// chunks (ids 't0'..'t63') hold its case-folded title and its case-folded notes and checklist
+// (server/index/fold.ts), so the views never open search text and search never opens attributes.
+// Every entry starts with the row's `updatedAt` (the freshness stamp). Plaintext relations
+// (container, heading, tags, trash, sort keys) are not copied: readers take them from the rows.
 //
 // Consistency: every write of a to-do's sealed content goes through routers/todos/model.ts, which
 // calls `indexTodo` / `unindexTodo` in the same transaction. Any other write of a to-do row bumps
@@ -17,6 +20,7 @@
 // the request: chunks are opened into local values only.
 import type Database from 'better-sqlite3';
 import { open, rowAad, seal } from '../crypto/seal.js';
+import { fold } from './fold.js';
 
 export const INDEX_TABLE = 'todo_index_chunks';
 /** Chunks per account: at 50,000 to-dos about 800 entries (~50 KB) each. */
@@ -37,6 +41,12 @@ export type IndexedTodo = {
   recurrence: { rule: string; basis: 'schedule' | 'completion'; done: number; anchor: string | null } | null;
 };
 
+/** What a write hands the index: the to-do's sealed content (routers/todos/model.ts TodoSealed). */
+export type TodoContent = IndexedTodo & { title: string; notes: string | null; checklist: { title: string }[] };
+
+/** A to-do's search text, case-folded (server/index/fold.ts). */
+export type TodoText = { title: string; body: string };
+
 /** Who the index belongs to and the key that opens it (a request's principal). */
 export type IndexOwner = { userId: string; dek: Buffer };
 
@@ -54,7 +64,24 @@ type Entry = [
   completedAt: number | null,
   recurrence: [string, 'schedule' | 'completion', number, string | null] | 0,
 ];
-type Chunk = { v: 1; e: Record<string, Entry> };
+type TextEntry = [updatedAt: number, title: string, body: string];
+type Chunk<E> = { v: 1; e: Record<string, E> };
+
+/** One layer of chunks: how an entry is made from the content, and read back. */
+type Layer<E extends [number, ...unknown[]], T> = { prefix: string; make: (updatedAt: number, c: TodoContent) => E; read: (e: E) => T };
+
+const ATTRS: Layer<Entry, IndexedTodo> = { prefix: '', make: (u, c) => toEntry(u, c), read: (e) => fromEntry(e) };
+const TEXT: Layer<TextEntry, TodoText> = {
+  prefix: 't',
+  make: (u, c) => [u, fold(c.title), fold([c.notes ?? '', ...c.checklist.map((i) => i.title)].join('\n'))],
+  read: (e) => ({ title: e[1], body: e[2] }),
+};
+type AnyEntry = [number, ...unknown[]];
+/** Runs `fn` on each layer (a generic callback keeps each layer's entry type). */
+function eachLayer(fn: <E extends AnyEntry, T>(layer: Layer<E, T>) => void): void {
+  fn(ATTRS);
+  fn(TEXT);
+}
 
 const STATUSES: Status[] = ['open', 'completed', 'canceled'];
 const PRIORITIES: (Priority | null)[] = [null, 'low', 'medium', 'high'];
@@ -97,11 +124,12 @@ function fromEntry(e: Entry): IndexedTodo {
   };
 }
 
-const aad = (userId: string, bucket: number) => rowAad(userId, INDEX_TABLE, String(bucket));
+const chunkId = (layer: { prefix: string }, bucket: number) => `${layer.prefix}${bucket}`;
+const aad = (userId: string, id: string) => rowAad(userId, INDEX_TABLE, id);
 
 type Stmts = {
   get: Database.Statement;
-  all: Database.Statement;
+  some: Database.Statement;
   put: Database.Statement;
   stamps: Database.Statement;
   sealedOf: Database.Statement;
@@ -112,7 +140,7 @@ function stmts(db: Database.Database): Stmts {
   if (!s) {
     s = {
       get: db.prepare(`SELECT sealed FROM ${INDEX_TABLE} WHERE user_id = ? AND id = ?`),
-      all: db.prepare(`SELECT id, sealed FROM ${INDEX_TABLE} WHERE user_id = ?`),
+      some: db.prepare(`SELECT id, sealed FROM ${INDEX_TABLE} WHERE user_id = ? AND id IN (SELECT value FROM json_each(?))`),
       put: db.prepare(`INSERT INTO ${INDEX_TABLE} (user_id, id, sealed) VALUES (?, ?, ?) ON CONFLICT (user_id, id) DO UPDATE SET sealed = excluded.sealed`),
       stamps: db.prepare('SELECT id, updated_at AS updatedAt FROM todos WHERE user_id = ?'),
       sealedOf: db.prepare('SELECT id, updated_at AS updatedAt, sealed FROM todos WHERE user_id = ? AND id IN (SELECT value FROM json_each(?))'),
@@ -122,9 +150,9 @@ function stmts(db: Database.Database): Stmts {
   return s;
 }
 
-function openChunk(o: IndexOwner, bucket: number, blob: Buffer): Chunk | null {
+function openChunk<E>(o: IndexOwner, id: string, blob: Buffer): Chunk<E> | null {
   try {
-    const c = JSON.parse(open(o.dek, aad(o.userId, bucket), blob).toString('utf8')) as Chunk;
+    const c = JSON.parse(open(o.dek, aad(o.userId, id), blob).toString('utf8')) as Chunk<E>;
     return c && c.v === 1 && typeof c.e === 'object' ? c : null;
   } catch {
     // A chunk that does not open under this key (or is not ours) is rebuilt from the rows.
@@ -132,81 +160,89 @@ function openChunk(o: IndexOwner, bucket: number, blob: Buffer): Chunk | null {
   }
 }
 
-function writeChunk(db: Database.Database, o: IndexOwner, bucket: number, c: Chunk): void {
-  stmts(db).put.run(o.userId, String(bucket), seal(o.dek, aad(o.userId, bucket), Buffer.from(JSON.stringify(c), 'utf8')));
+function writeChunk<E>(db: Database.Database, o: IndexOwner, id: string, c: Chunk<E>): void {
+  stmts(db).put.run(o.userId, id, seal(o.dek, aad(o.userId, id), Buffer.from(JSON.stringify(c), 'utf8')));
 }
 
-/** Rebuilds one chunk from the to-do rows of its bucket (opens each of them once). */
-function rebuildChunk(db: Database.Database, o: IndexOwner, bucket: number, ids?: string[]): Chunk {
+/** Rebuilds one chunk of a layer from the to-do rows of its bucket (opens each of them once). */
+function rebuildChunk<E extends [number, ...unknown[]], T>(db: Database.Database, o: IndexOwner, layer: Layer<E, T>, bucket: number, ids?: string[]): Chunk<E> {
   const s = stmts(db);
   const mine = ids ?? (s.stamps.all(o.userId) as StampedRow[]).filter((r) => bucketOf(r.id) === bucket).map((r) => r.id);
   const rows = s.sealedOf.all(o.userId, JSON.stringify(mine)) as { id: string; updatedAt: number; sealed: Buffer }[];
-  const c: Chunk = { v: 1, e: {} };
+  const c: Chunk<E> = { v: 1, e: {} };
   for (const r of rows) {
-    const a = JSON.parse(open(o.dek, rowAad(o.userId, 'todos', r.id), r.sealed).toString('utf8')) as IndexedTodo;
-    c.e[r.id] = toEntry(r.updatedAt, a);
+    const content = JSON.parse(open(o.dek, rowAad(o.userId, 'todos', r.id), r.sealed).toString('utf8')) as TodoContent;
+    c.e[r.id] = layer.make(r.updatedAt, content);
   }
-  writeChunk(db, o, bucket, c);
+  writeChunk(db, o, chunkId(layer, bucket), c);
   return c;
 }
 
-/** Reads (or, when missing or unreadable, rebuilds) the chunk a to-do belongs to. */
-function chunkFor(db: Database.Database, o: IndexOwner, bucket: number): Chunk {
-  const row = stmts(db).get.get(o.userId, String(bucket)) as { sealed: Buffer } | undefined;
-  return (row && openChunk(o, bucket, row.sealed)) ?? rebuildChunk(db, o, bucket);
+/** Reads (or, when missing or unreadable, rebuilds) the chunk of a layer a to-do belongs to. */
+function chunkFor<E extends [number, ...unknown[]], T>(db: Database.Database, o: IndexOwner, layer: Layer<E, T>, bucket: number): Chunk<E> {
+  const id = chunkId(layer, bucket);
+  const row = stmts(db).get.get(o.userId, id) as { sealed: Buffer } | undefined;
+  return (row && openChunk<E>(o, id, row.sealed)) ?? rebuildChunk(db, o, layer, bucket);
 }
 
 /**
- * Write hook: the to-do's new sealed attributes and its new `updatedAt`, in the caller's
- * transaction (same connection). Re-seals one chunk.
+ * Write hook: the to-do's new sealed content and its new `updatedAt`, in the caller's
+ * transaction (same connection). Re-seals one chunk of each layer.
  */
-export function indexTodo(db: Database.Database, o: IndexOwner, row: StampedRow, a: IndexedTodo): void {
+export function indexTodo(db: Database.Database, o: IndexOwner, row: StampedRow, content: TodoContent): void {
   const bucket = bucketOf(row.id);
-  const c = chunkFor(db, o, bucket);
-  c.e[row.id] = toEntry(row.updatedAt, a);
-  writeChunk(db, o, bucket, c);
+  eachLayer((layer) => {
+    const c = chunkFor(db, o, layer, bucket);
+    c.e[row.id] = layer.make(row.updatedAt, content);
+    writeChunk(db, o, chunkId(layer, bucket), c);
+  });
 }
 
 /** Write hook: the to-do is gone. */
-export function unindexTodo(db: Database.Database, o: IndexOwner, id: string): void {
-  const bucket = bucketOf(id);
-  const row = stmts(db).get.get(o.userId, String(bucket)) as { sealed: Buffer } | undefined;
-  const c = row && openChunk(o, bucket, row.sealed);
-  if (!c || !(id in c.e)) return; // a missing chunk is rebuilt without it on the next read
-  delete c.e[id];
-  writeChunk(db, o, bucket, c);
+export function unindexTodo(db: Database.Database, o: IndexOwner, todoId: string): void {
+  const bucket = bucketOf(todoId);
+  eachLayer((layer) => {
+    const id = chunkId(layer, bucket);
+    const row = stmts(db).get.get(o.userId, id) as { sealed: Buffer } | undefined;
+    const c = row && openChunk<unknown>(o, id, row.sealed);
+    if (!c || !(todoId in c.e)) return; // a missing chunk is rebuilt without it on the next read
+    delete c.e[todoId];
+    writeChunk(db, o, id, c);
+  });
 }
 
 /**
- * Write hook for writes that change no indexed attribute but bump rows' `updatedAt` (heading
+ * Write hook for writes that change no indexed content but bump rows' `updatedAt` (heading
  * delete and convert, tag delete): the entries take the new stamp, so no reader rebuilds.
  */
 export function restampTodos(db: Database.Database, o: IndexOwner, ids: readonly string[], updatedAt: number): void {
   const byBucket = new Map<number, string[]>();
   for (const id of ids) byBucket.set(bucketOf(id), [...(byBucket.get(bucketOf(id)) ?? []), id]);
   for (const [bucket, list] of byBucket) {
-    const c = chunkFor(db, o, bucket);
-    let changed = false;
-    for (const id of list) {
-      const e = c.e[id];
-      if (e && e[0] !== updatedAt) {
-        e[0] = updatedAt;
-        changed = true;
+    eachLayer((layer) => {
+      const c = chunkFor(db, o, layer, bucket);
+      let changed = false;
+      for (const id of list) {
+        const e = c.e[id];
+        if (e && e[0] !== updatedAt) {
+          e[0] = updatedAt;
+          changed = true;
+        }
       }
-    }
-    if (changed) writeChunk(db, o, bucket, c);
+      if (changed) writeChunk(db, o, chunkId(layer, bucket), c);
+    });
   }
 }
 
 /**
- * The indexed attributes of the given rows (their plaintext id and updatedAt, read by the caller
- * in this request). Opens only the chunks these rows fall in; a chunk that is missing, does not
+ * One layer's entries for the given rows (their plaintext id and updatedAt, read by the caller in
+ * this request). Opens only the chunks these rows fall in; a chunk that is missing, does not
  * open, or holds a stale entry for one of the rows is rebuilt from the rows first. With
  * `wholeAccount` (the rows are every to-do of the account), a chunk holding entries of rows that
  * no longer exist is rebuilt too, so deleted to-dos do not linger in it.
  */
-export function indexedAttrs(db: Database.Database, o: IndexOwner, rows: readonly StampedRow[], opts: { wholeAccount?: boolean } = {}): Map<string, IndexedTodo> {
-  const out = new Map<string, IndexedTodo>();
+function readLayer<E extends [number, ...unknown[]], T>(db: Database.Database, o: IndexOwner, layer: Layer<E, T>, rows: readonly StampedRow[], opts: { wholeAccount?: boolean }): Map<string, T> {
+  const out = new Map<string, T>();
   if (!rows.length) return out;
   const byBucket = new Map<number, StampedRow[]>();
   for (const r of rows) {
@@ -216,34 +252,42 @@ export function indexedAttrs(db: Database.Database, o: IndexOwner, rows: readonl
     else byBucket.set(b, [r]);
   }
   const s = stmts(db);
-  const stored = new Map<number, Buffer>();
-  if (byBucket.size > 4) for (const r of s.all.all(o.userId) as { id: string; sealed: Buffer }[]) stored.set(Number(r.id), r.sealed);
-  else for (const b of byBucket.keys()) {
-    const r = s.get.get(o.userId, String(b)) as { sealed: Buffer } | undefined;
-    if (r) stored.set(b, r.sealed);
-  }
+  const stored = new Map<string, Buffer>();
+  const wanted = [...byBucket.keys()].map((b) => chunkId(layer, b));
+  for (const r of s.some.all(o.userId, JSON.stringify(wanted)) as { id: string; sealed: Buffer }[]) stored.set(r.id, r.sealed);
   const stale: number[] = [];
   for (const [b, list] of byBucket) {
-    const blob = stored.get(b);
-    const c = blob ? openChunk(o, b, blob) : null;
+    const id = chunkId(layer, b);
+    const blob = stored.get(id);
+    const c = blob ? openChunk<E>(o, id, blob) : null;
     const fresh = c !== null && list.every((r) => c.e[r.id]?.[0] === r.updatedAt) && (!opts.wholeAccount || Object.keys(c.e).length === list.length);
     if (!fresh) {
       stale.push(b);
       continue;
     }
-    for (const r of list) out.set(r.id, fromEntry(c.e[r.id]!));
+    for (const r of list) out.set(r.id, layer.read(c.e[r.id]!));
   }
   if (stale.length) {
     // Rebuilding writes: one short transaction (nested as a savepoint inside a caller's).
     db.transaction(() => {
       for (const b of stale) {
-        const c = rebuildChunk(db, o, b, opts.wholeAccount ? byBucket.get(b)!.map((r) => r.id) : undefined);
+        const c = rebuildChunk(db, o, layer, b, opts.wholeAccount ? byBucket.get(b)!.map((r) => r.id) : undefined);
         for (const r of byBucket.get(b)!) {
           const e = c.e[r.id];
-          if (e) out.set(r.id, fromEntry(e));
+          if (e) out.set(r.id, layer.read(e));
         }
       }
     })();
   }
   return out;
+}
+
+/** The indexed attributes of the given rows (views, filters, open counts, the status filter). */
+export function indexedAttrs(db: Database.Database, o: IndexOwner, rows: readonly StampedRow[], opts: { wholeAccount?: boolean } = {}): Map<string, IndexedTodo> {
+  return readLayer(db, o, ATTRS, rows, opts);
+}
+
+/** The case-folded search text of the given rows (search). */
+export function indexedTexts(db: Database.Database, o: IndexOwner, rows: readonly StampedRow[], opts: { wholeAccount?: boolean } = {}): Map<string, TodoText> {
+  return readLayer(db, o, TEXT, rows, opts);
 }

@@ -28,7 +28,9 @@ async function user() {
   return { ...u, req, ids };
 }
 
-const chunks = (userId: string) => app.deps.db.$client.prepare(`SELECT id, sealed FROM ${INDEX_TABLE} WHERE user_id = ? ORDER BY id`).all(userId) as { id: string; sealed: Buffer }[];
+/** The attribute chunks (ids '0'..'63'; the search-text chunks are 't0'..'t63'). */
+const chunks = (userId: string, layer: 'attrs' | 'text' = 'attrs') =>
+  (app.deps.db.$client.prepare(`SELECT id, sealed FROM ${INDEX_TABLE} WHERE user_id = ? ORDER BY id`).all(userId) as { id: string; sealed: Buffer }[]).filter((r) => r.id.startsWith('t') === (layer === 'text'));
 
 describe('the sealed to-do index', () => {
   it('buckets spread ids over every chunk number and stay stable', () => {
