@@ -19,7 +19,7 @@ import { tagNameIndex } from '../../server/crypto/blind-index.js';
 import { recordEvent } from '../../server/events.js';
 import { tags } from '../../db/schema/index.js';
 import { todayOf } from '../todos/model.js';
-import { compareItems, loadAccount, presentPicked, type Item } from '../views/account.js';
+import { keyOf, loadAccount, presentPicked, type Item } from '../views/account.js';
 import { CriteriaError, evaluate, parseCriteria, tagNamesIn, type Criteria } from './criteria.js';
 import type { FilterOut } from './schema.js';
 
@@ -148,14 +148,15 @@ export function filterTodos(deps: Deps, p: Principal, input: { id: string; limit
     const subject = { hasTag: (name: string) => carriers.get(name)!.has(i.id), whenDate: i.a.whenDate, deadline: i.a.deadline, someday: i.a.someday, priority: i.a.priority };
     if (evaluate(criteria, subject, today)) picked.push(i);
   }
+  acc.inAppOrder(picked);
 
   const limit = input.limit ?? LIMITS.page.defaultLimit;
   const scope = `${p.userId}:filters.${filter.id}.todos`;
   let start = 0;
   if (input.cursor) {
     const pos = decodeTupleCursor(deps.keys.cursor, scope, input.cursor, 4);
-    const probe = { id: pos.i, order: pos.k as Item['order'] } as Item;
-    start = picked.findIndex((i) => compareItems(i, probe) > 0);
+    const after = keyOf(pos.k, pos.i);
+    start = picked.findIndex((i) => i.key! > after);
     if (start < 0) start = picked.length;
   }
   const page = picked.slice(start, start + limit);
@@ -163,6 +164,6 @@ export function filterTodos(deps: Deps, p: Principal, input: { id: string; limit
   const last = page.at(-1);
   return {
     data: page.map((i) => shown.get(i.id)!),
-    next_cursor: start + limit < picked.length && last ? encodeTupleCursor(deps.keys.cursor, scope, { k: [...last.order], i: last.id }) : null,
+    next_cursor: start + limit < picked.length && last ? encodeTupleCursor(deps.keys.cursor, scope, { k: [...acc.orderOf(last)], i: last.id }) : null,
   };
 }

@@ -3,6 +3,7 @@
 // rows, its sealed attributes from the sealed index (server/index/todo-index.ts), and the
 // containers with their sealed status. Nothing here outlives the request. A caller picks to-dos
 // from it and opens only the rows it returns (`presentPicked`).
+import type Database from 'better-sqlite3';
 import { and, eq, sql } from 'drizzle-orm';
 import { containers, todos } from '../../db/schema/index.js';
 import { inJsonIds, prepared } from '../../db/prepared.js';
@@ -25,14 +26,21 @@ export type Item = {
   trashedAt: number | null;
   updatedAt: number;
   a: IndexedTodo;
-  /** App order: the container's place in the container tree, then heading, then sort key, then id. */
-  order: [string, string, string, string];
+  /** The app-order key, set by `Account.inAppOrder` (see `keyOf`). */
+  key?: string;
 };
+
+/** App order: the container's place in the container tree, then heading, then sort key (then id). */
+export type Order = [string, string, string, string];
 
 type ContainerInfo = { row: ContainerRow; archived: boolean; path: string; trashedBelow: boolean; archivedBelow: boolean };
 
 export type Account = {
+  /** Every to-do, in no particular order (sort a selection with `inAppOrder`). */
   items: Item[];
+  orderOf: (i: Item) => Order;
+  /** Sorts a selection in app order (in place), setting each item's `key`, and returns it. */
+  inAppOrder: (items: Item[]) => Item[];
   containers: Map<string, ContainerInfo>;
   /** Live views: not trashed, not in a trashed or archived container (or below one). */
   isLive: (i: Item) => boolean;
@@ -41,33 +49,30 @@ export type Account = {
   container: (id: string) => ContainerOut;
 };
 
-/** Compares two items in app order (order tuple, then id). */
-export function compareItems(x: Item, y: Item): number {
-  for (let n = 0; n < 4; n++) {
-    const a = x.order[n]!;
-    const b = y.order[n]!;
-    if (a !== b) return a < b ? -1 : 1;
+/** The app-order key of an order tuple and id (NUL sorts below every character in them). */
+export function keyOf(order: readonly string[], id: string): string {
+  return `${order.join('\u0000')}\u0000${id}`;
+}
+
+type Placement = Omit<Item, 'a' | 'key'>;
+
+const placementCache = new WeakMap<object, Database.Statement>();
+function placementQuery(deps: Deps): Database.Statement {
+  const db = deps.db.$client;
+  let st = placementCache.get(db);
+  if (!st) {
+    // Arrays (raw): building fixed-shape objects in JS is cheaper than the driver's named rows.
+    st = db.prepare('SELECT id, parent_id, heading_id, heading_key, sort_key, trashed_at, updated_at FROM todos WHERE user_id = ?').raw(true);
+    placementCache.set(db, st);
   }
-  return x.id < y.id ? -1 : x.id > y.id ? 1 : 0;
+  return st;
 }
 
 export function loadAccount(deps: Deps, p: Principal): Account {
   assertAccountSize(deps, p.userId);
-  const rows = prepared(deps.db, 'views.todoPlacement', (db) =>
-    db
-      .select({
-        id: todos.id,
-        parentId: todos.parentId,
-        headingId: todos.headingId,
-        headingKey: todos.headingKey,
-        sortKey: todos.sortKey,
-        trashedAt: todos.trashedAt,
-        updatedAt: todos.updatedAt,
-      })
-      .from(todos)
-      .where(eq(todos.userId, sql.placeholder('userId')))
-      .prepare(),
-  ).all({ userId: p.userId });
+  // Plain better-sqlite3 rows (no ORM mapping): this reads every to-do of the account.
+  const raw = placementQuery(deps).all(p.userId) as [string, string | null, string | null, string, string, number | null, number][];
+  const rows: Placement[] = raw.map((r) => ({ id: r[0], parentId: r[1], headingId: r[2], headingKey: r[3], sortKey: r[4], trashedAt: r[5], updatedAt: r[6] }));
   const attrs = indexedAttrs(deps.db.$client, p, rows, { wholeAccount: true });
 
   const crows = deps.db.select().from(containers).where(eq(containers.userId, p.userId)).all();
@@ -97,16 +102,21 @@ export function loadAccount(deps: Deps, p: Principal): Account {
   for (const r of rows) {
     const a = attrs.get(r.id);
     if (!a) continue;
-    const path = r.parentId ? (info.get(r.parentId)?.path ?? '') : '';
-    items.push({ ...r, a, order: [path, r.headingKey, r.headingId ?? '', r.sortKey] });
+    (r as Item).a = a;
+    items.push(r as Item);
   }
-  items.sort(compareItems);
+  const orderOf = (i: Item): Order => [i.parentId ? (info.get(i.parentId)?.path ?? '') : '', i.headingKey, i.headingId ?? '', i.sortKey];
 
   const inDead = (i: Item) => (i.parentId ? (info.get(i.parentId)?.trashedBelow ?? false) : false);
   const inArchived = (i: Item) => (i.parentId ? (info.get(i.parentId)?.archivedBelow ?? false) : false);
   const presented = new Map<string, ContainerOut>();
   return {
     items,
+    orderOf,
+    inAppOrder: (list) => {
+      for (const i of list) i.key ??= keyOf(orderOf(i), i.id);
+      return list.sort((x, y) => (x.key! < y.key! ? -1 : x.key! > y.key! ? 1 : 0));
+    },
     containers: info,
     isLive: (i) => i.trashedAt === null && !inDead(i) && !inArchived(i),
     isLoggable: (i) => i.trashedAt === null && !inDead(i),

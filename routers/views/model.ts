@@ -9,7 +9,7 @@ import { decodeTupleCursor, encodeTupleCursor } from '../../db/tuple-page.js';
 import { todayOf } from '../todos/model.js';
 import type { TodoOut } from '../todos/schema.js';
 import type { ContainerOut } from '../containers/schema.js';
-import { compareItems, loadAccount, presentPicked, type Account, type Item } from './account.js';
+import { keyOf, loadAccount, presentPicked, type Account, type Item } from './account.js';
 
 /** How far upcoming projects a recurring to-do's further occurrences (DECISIONS §6). */
 export const PROJECTION_DAYS = 14;
@@ -35,7 +35,7 @@ function upcomingDay(i: Item, today: string): string | null {
 export function todayView(deps: Deps, p: Principal, query: { today?: string | undefined }) {
   const today = query.today ?? todayOf(deps);
   const acc = loadAccount(deps, p);
-  const picked = acc.items.filter((i) => isOpen(i) && acc.isLive(i) && inToday(i, today));
+  const picked = acc.inAppOrder(acc.items.filter((i) => isOpen(i) && acc.isLive(i) && inToday(i, today)));
   const shown = presentPicked(deps, p, picked.map((i) => i.id));
   const out = (i: Item) => ({ ...shown.get(i.id)!, overdue: i.a.deadline !== null && i.a.deadline < today });
   return {
@@ -79,8 +79,7 @@ export function upcomingView(deps: Deps, p: Principal, query: { today?: string |
     if (list) list.push({ item, projected });
     else byDay.set(day, [{ item, projected }]);
   };
-  for (const i of acc.items) {
-    if (!isOpen(i) || !acc.isLive(i)) continue;
+  for (const i of acc.inAppOrder(acc.items.filter((x) => isOpen(x) && acc.isLive(x) && (x.a.recurrence !== null || upcomingDay(x, today) !== null)))) {
     const day = upcomingDay(i, today);
     if (day) add(day, i, false);
     for (const d of projections(i, today)) if (d !== day) add(d, i, true);
@@ -90,7 +89,7 @@ export function upcomingView(deps: Deps, p: Principal, query: { today?: string |
   return {
     days: days.map((date) => ({
       date,
-      // Items keep app order inside a day (acc.items is sorted).
+      // Items keep app order inside a day (they were added in app order).
       todos: byDay.get(date)!.map((e) => ({ ...shown.get(e.item.id)!, projected: e.projected })),
     })),
   };
@@ -105,8 +104,8 @@ function groupedPage(deps: Deps, p: Principal, acc: Account, picked: Item[], que
   let start = 0;
   if (query.cursor) {
     const pos = decodeTupleCursor(deps.keys.cursor, scope, query.cursor, 4);
-    const probe = { id: pos.i, order: pos.k as Item['order'] } as Item;
-    start = picked.findIndex((i) => compareItems(i, probe) > 0);
+    const after = keyOf(pos.k, pos.i);
+    start = picked.findIndex((i) => i.key! > after);
     if (start < 0) start = picked.length;
   }
   const page = picked.slice(start, start + limit);
@@ -122,18 +121,18 @@ function groupedPage(deps: Deps, p: Principal, acc: Account, picked: Item[], que
     groups.at(-1)!.todos.push(shown.get(i.id)!);
   }
   const last = page.at(-1);
-  return { groups, next_cursor: more && last ? encodeTupleCursor(deps.keys.cursor, scope, { k: [...last.order], i: last.id }) : null };
+  return { groups, next_cursor: more && last ? encodeTupleCursor(deps.keys.cursor, scope, { k: [...acc.orderOf(last)], i: last.id }) : null };
 }
 
 export function anytimeView(deps: Deps, p: Principal, query: Paged & { today?: string | undefined }) {
   const today = query.today ?? todayOf(deps);
   const acc = loadAccount(deps, p);
-  return groupedPage(deps, p, acc, acc.items.filter((i) => isOpen(i) && acc.isLive(i) && inAnytime(i, today)), query, 'anytime');
+  return groupedPage(deps, p, acc, acc.inAppOrder(acc.items.filter((i) => isOpen(i) && acc.isLive(i) && inAnytime(i, today))), query, 'anytime');
 }
 
 export function somedayView(deps: Deps, p: Principal, query: Paged & { today?: string | undefined }) {
   const acc = loadAccount(deps, p);
-  return groupedPage(deps, p, acc, acc.items.filter((i) => isOpen(i) && acc.isLive(i) && i.a.someday), query, 'someday');
+  return groupedPage(deps, p, acc, acc.inAppOrder(acc.items.filter((i) => isOpen(i) && acc.isLive(i) && i.a.someday)), query, 'someday');
 }
 
 const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
