@@ -198,17 +198,26 @@ export function indexTodo(db: Database.Database, o: IndexOwner, row: StampedRow,
   });
 }
 
+/** Write hook: the to-dos are gone (DELETE, a container delete's cascade). One re-seal per chunk. */
+export function unindexTodos(db: Database.Database, o: IndexOwner, todoIds: readonly string[]): void {
+  const byBucket = new Map<number, string[]>();
+  for (const id of todoIds) byBucket.set(bucketOf(id), [...(byBucket.get(bucketOf(id)) ?? []), id]);
+  for (const [bucket, list] of byBucket) {
+    eachLayer((layer) => {
+      const id = chunkId(layer, bucket);
+      const row = stmts(db).get.get(o.userId, id) as { sealed: Buffer } | undefined;
+      const c = row && openChunk<unknown>(o, id, row.sealed);
+      if (!c) return; // a missing chunk is rebuilt without them on the next read
+      const before = Object.keys(c.e).length;
+      for (const todoId of list) delete c.e[todoId];
+      if (Object.keys(c.e).length !== before) writeChunk(db, o, id, c);
+    });
+  }
+}
+
 /** Write hook: the to-do is gone. */
 export function unindexTodo(db: Database.Database, o: IndexOwner, todoId: string): void {
-  const bucket = bucketOf(todoId);
-  eachLayer((layer) => {
-    const id = chunkId(layer, bucket);
-    const row = stmts(db).get.get(o.userId, id) as { sealed: Buffer } | undefined;
-    const c = row && openChunk<unknown>(o, id, row.sealed);
-    if (!c || !(todoId in c.e)) return; // a missing chunk is rebuilt without it on the next read
-    delete c.e[todoId];
-    writeChunk(db, o, id, c);
-  });
+  unindexTodos(db, o, [todoId]);
 }
 
 /**
@@ -251,6 +260,8 @@ function readLayer<E extends [number, ...unknown[]], T>(db: Database.Database, o
     if (list) list.push(r);
     else byBucket.set(b, [r]);
   }
+  // A whole-account read checks every bucket: a chunk whose to-dos are all gone must be emptied.
+  if (opts.wholeAccount) for (let b = 0; b < BUCKETS; b++) if (!byBucket.has(b)) byBucket.set(b, []);
   const s = stmts(db);
   const stored = new Map<string, Buffer>();
   const wanted = [...byBucket.keys()].map((b) => chunkId(layer, b));
@@ -259,6 +270,8 @@ function readLayer<E extends [number, ...unknown[]], T>(db: Database.Database, o
   for (const [b, list] of byBucket) {
     const id = chunkId(layer, b);
     const blob = stored.get(id);
+    // An empty bucket with no chunk is fine (nothing to index there).
+    if (!blob && list.length === 0) continue;
     const c = blob ? openChunk<E>(o, id, blob) : null;
     const fresh = c !== null && list.every((r) => c.e[r.id]?.[0] === r.updatedAt) && (!opts.wholeAccount || Object.keys(c.e).length === list.length);
     if (!fresh) {

@@ -154,6 +154,63 @@ describe('the sealed to-do index', () => {
     // No rebuild happened: the chunks are the ones rotation wrote.
     expect(chunks(u.userId).map((c) => c.sealed.toString('hex'))).toEqual(after.map((c) => c.sealed.toString('hex')));
   });
+
+  it('every route that changes what the views read is reflected by the next view, filter and search', async () => {
+    const u = await user();
+    app.clock.set(Date.parse('2026-11-20T12:00:00Z'));
+    const today = async () => (await u.req('GET', '/v1/views/today')).todos.map((t: Any) => t.title).sort();
+    const anytime = async () => (await u.req('GET', '/v1/views/anytime')).groups.flatMap((g: Any) => g.todos.map((t: Any) => t.title)).sort();
+    const t = await u.req('POST', '/v1/todos', { title: 'moving', tags: ['focus'] });
+    expect(await today()).toEqual([]);
+    await u.req('PATCH', `/v1/todos/${t.id}`, { whenDate: '2026-11-20' });
+    expect(await today()).toEqual(['moving']);
+    await u.req('PATCH', `/v1/todos/${t.id}`, { whenDate: null, someday: true });
+    expect(await today()).toEqual([]);
+    expect((await u.req('GET', '/v1/views/someday')).groups[0].todos[0].title).toBe('moving');
+    await u.req('PATCH', `/v1/todos/${t.id}`, { someday: false, title: 'renamed' });
+    expect(await anytime()).toEqual(['renamed']);
+    expect((await u.req('GET', '/v1/search?q=renamed')).data.map((h: Any) => h.id)).toEqual([t.id]);
+    // Placement: move into a project, archive it, unarchive, trash it, restore it.
+    const p = await u.req('POST', '/v1/containers', { kind: 'project', name: 'P' });
+    await u.req('POST', `/v1/todos/${t.id}/move`, { parentId: p.id });
+    expect((await u.req('GET', '/v1/views/overview')).containers).toEqual([{ id: p.id, kind: 'project', parentId: null, openCount: 1 }]);
+    await u.req('POST', `/v1/containers/${p.id}/archive`);
+    expect(await anytime()).toEqual([]);
+    await u.req('POST', `/v1/containers/${p.id}/unarchive`);
+    expect(await anytime()).toEqual(['renamed']);
+    await u.req('POST', `/v1/containers/${p.id}/trash`);
+    expect(await anytime()).toEqual([]);
+    await u.req('POST', `/v1/containers/${p.id}/restore`);
+    expect(await anytime()).toEqual(['renamed']);
+    // A tag delete: the filter on it matches nothing any more.
+    const f = await u.req('POST', '/v1/filters', { name: 'focus', criteria: '#focus' });
+    expect((await u.req('GET', `/v1/filters/${f.id}/todos`)).data.map((x: Any) => x.id)).toEqual([t.id]);
+    const tag = (await u.req('GET', '/v1/tags')).data.find((x: Any) => x.name === 'focus');
+    await u.req('DELETE', `/v1/tags/${tag.id}`);
+    expect((await u.req('GET', `/v1/filters/${f.id}/todos`)).data).toEqual([]);
+    // Heading convert: the to-do moves to the new subproject.
+    const h = await u.req('POST', '/v1/headings', { projectId: p.id, name: 'H' });
+    await u.req('POST', `/v1/todos/${t.id}/move`, { parentId: p.id, headingId: h.id });
+    const conv = await u.req('POST', `/v1/headings/${h.id}/convert`, {});
+    const ov = (await u.req('GET', '/v1/views/overview')).containers;
+    expect(ov.find((c: Any) => c.id === conv.subproject.id).openCount).toBe(1);
+    expect(ov.find((c: Any) => c.id === p.id).openCount).toBe(0);
+    // A recurring completion: the logbook gets the copy, upcoming the rolled to-do.
+    await u.req('PATCH', `/v1/todos/${t.id}`, { whenDate: '2026-11-20', recurrence: { rule: 'FREQ=WEEKLY', basis: 'schedule' } });
+    await u.req('POST', `/v1/todos/${t.id}/complete`);
+    expect((await u.req('GET', '/v1/views/logbook')).days[0].todos.map((x: Any) => x.title)).toEqual(['renamed']);
+    expect((await u.req('GET', '/v1/views/upcoming')).days[0]).toMatchObject({ date: '2026-11-27', todos: [{ id: t.id, projected: false }] });
+    // A container delete removes its to-dos from every answer; the next read drops their entries.
+    await u.req('POST', `/v1/containers/${conv.subproject.id}/trash`);
+    await u.req('DELETE', `/v1/containers/${conv.subproject.id}`);
+    expect((await u.req('GET', '/v1/views/upcoming')).days).toEqual([]);
+    expect((await u.req('GET', '/v1/views/logbook')).days).toEqual([]);
+    const dek = await dekOf(u.session);
+    for (const c of chunks(u.userId)) {
+      const entries = JSON.parse(open(dek, rowAad(u.userId, INDEX_TABLE, c.id), c.sealed).toString()).e;
+      expect(Object.keys(entries)).not.toContain(t.id);
+    }
+  });
 });
 
 /** The user's data key as a request with this token holds it (server/auth/credentials.ts). */
