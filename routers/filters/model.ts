@@ -3,12 +3,10 @@
 // evaluated over the account's live open to-dos through the sealed index (routers/views/account.ts):
 // only the page's rows are opened.
 import { and, asc, desc, eq, sql } from 'drizzle-orm';
-import { filters, todoTags } from '../../db/schema/index.js';
+import { filters, tags, todoTags } from '../../db/schema/index.js';
 import { prepared } from '../../db/prepared.js';
 import { finishPage, pageConditions, type ListQuery, type PageSpec } from '../../db/paging.js';
-import { decodeTupleCursor, encodeTupleCursor } from '../../db/tuple-page.js';
 import { keyAfter } from '../../db/order.js';
-import { LIMITS } from '../../server/config.js';
 import type { Deps } from '../../server/deps.js';
 import type { Principal } from '../../server/auth/credentials.js';
 import { AppError, invalid, notFound } from '../../server/errors.js';
@@ -17,9 +15,8 @@ import { iso } from '../../server/clock.js';
 import { openJson, rowAad, sealJson } from '../../server/crypto/seal.js';
 import { tagNameIndex } from '../../server/crypto/blind-index.js';
 import { recordEvent } from '../../server/events.js';
-import { tags } from '../../db/schema/index.js';
 import { todayOf } from '../todos/model.js';
-import { keyOf, loadAccount, presentPicked, type Item } from '../views/account.js';
+import { loadAccount, pageInAppOrder, presentPicked, type Item } from '../views/account.js';
 import { CriteriaError, evaluate, parseCriteria, tagNamesIn, type Criteria } from './criteria.js';
 import type { FilterOut } from './schema.js';
 
@@ -148,22 +145,7 @@ export function filterTodos(deps: Deps, p: Principal, input: { id: string; limit
     const subject = { hasTag: (name: string) => carriers.get(name)!.has(i.id), whenDate: i.a.whenDate, deadline: i.a.deadline, someday: i.a.someday, priority: i.a.priority };
     if (evaluate(criteria, subject, today)) picked.push(i);
   }
-  acc.inAppOrder(picked);
-
-  const limit = input.limit ?? LIMITS.page.defaultLimit;
-  const scope = `${p.userId}:filters.${filter.id}.todos`;
-  let start = 0;
-  if (input.cursor) {
-    const pos = decodeTupleCursor(deps.keys.cursor, scope, input.cursor, 4);
-    const after = keyOf(pos.k, pos.i);
-    start = picked.findIndex((i) => i.key! > after);
-    if (start < 0) start = picked.length;
-  }
-  const page = picked.slice(start, start + limit);
+  const { page, next_cursor } = pageInAppOrder(deps, acc, picked, input, `${p.userId}:filters.${filter.id}.todos`);
   const shown = presentPicked(deps, p, page.map((i) => i.id));
-  const last = page.at(-1);
-  return {
-    data: page.map((i) => shown.get(i.id)!),
-    next_cursor: start + limit < picked.length && last ? encodeTupleCursor(deps.keys.cursor, scope, { k: [...acc.orderOf(last)], i: last.id }) : null,
-  };
+  return { data: page.map((i) => shown.get(i.id)!), next_cursor };
 }

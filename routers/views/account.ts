@@ -7,6 +7,8 @@ import type Database from 'better-sqlite3';
 import { and, eq, sql } from 'drizzle-orm';
 import { containers, todos } from '../../db/schema/index.js';
 import { inJsonIds, prepared } from '../../db/prepared.js';
+import { decodeTupleCursor, encodeTupleCursor } from '../../db/tuple-page.js';
+import { LIMITS } from '../../server/config.js';
 import type { Deps } from '../../server/deps.js';
 import type { Principal } from '../../server/auth/credentials.js';
 import { indexedAttrs, type IndexedTodo } from '../../server/index/todo-index.js';
@@ -129,6 +131,25 @@ export function loadAccount(deps: Deps, p: Principal): Account {
       return c;
     },
   };
+}
+
+/**
+ * One page of picked items in app order (sorted with `Account.inAppOrder`), after the cursor's
+ * position; the next cursor (MAC'd, bound to `scope`) carries the last item's order and id.
+ */
+export function pageInAppOrder(deps: Deps, acc: Account, picked: Item[], query: { limit?: number | undefined; cursor?: string | undefined }, scope: string) {
+  acc.inAppOrder(picked);
+  const limit = query.limit ?? LIMITS.page.defaultLimit;
+  let start = 0;
+  if (query.cursor) {
+    const pos = decodeTupleCursor(deps.keys.cursor, scope, query.cursor, 4);
+    const after = keyOf(pos.k, pos.i);
+    start = picked.findIndex((i) => i.key! > after);
+    if (start < 0) start = picked.length;
+  }
+  const page = picked.slice(start, start + limit);
+  const last = page.at(-1);
+  return { page, next_cursor: start + limit < picked.length && last ? encodeTupleCursor(deps.keys.cursor, scope, { k: [...acc.orderOf(last)], i: last.id }) : null };
 }
 
 /** Opens only the picked rows and presents them as the to-do routes do, keyed by id. */

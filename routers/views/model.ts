@@ -9,7 +9,7 @@ import { decodeTupleCursor, encodeTupleCursor } from '../../db/tuple-page.js';
 import { todayOf } from '../todos/model.js';
 import type { TodoOut } from '../todos/schema.js';
 import type { ContainerOut } from '../containers/schema.js';
-import { keyOf, loadAccount, presentPicked, type Account, type Item } from './account.js';
+import { loadAccount, pageInAppOrder, presentPicked, type Account, type Item } from './account.js';
 
 /** How far upcoming projects a recurring to-do's further occurrences (DECISIONS §6). */
 export const PROJECTION_DAYS = 14;
@@ -99,17 +99,7 @@ type Paged = { limit?: number | undefined; cursor?: string | undefined };
 
 /** Anytime and someday: the picked items in grouped app order, one page of them, grouped by container. */
 function groupedPage(deps: Deps, p: Principal, acc: Account, picked: Item[], query: Paged, list: string) {
-  const limit = query.limit ?? LIMITS.page.defaultLimit;
-  const scope = `${p.userId}:views.${list}`;
-  let start = 0;
-  if (query.cursor) {
-    const pos = decodeTupleCursor(deps.keys.cursor, scope, query.cursor, 4);
-    const after = keyOf(pos.k, pos.i);
-    start = picked.findIndex((i) => i.key! > after);
-    if (start < 0) start = picked.length;
-  }
-  const page = picked.slice(start, start + limit);
-  const more = start + limit < picked.length;
+  const { page, next_cursor } = pageInAppOrder(deps, acc, picked, query, `${p.userId}:views.${list}`);
   const shown = presentPicked(deps, p, page.map((i) => i.id));
   const groups: { container: ContainerOut | null; todos: TodoOut[] }[] = [];
   let current: string | null | undefined;
@@ -120,19 +110,18 @@ function groupedPage(deps: Deps, p: Principal, acc: Account, picked: Item[], que
     }
     groups.at(-1)!.todos.push(shown.get(i.id)!);
   }
-  const last = page.at(-1);
-  return { groups, next_cursor: more && last ? encodeTupleCursor(deps.keys.cursor, scope, { k: [...acc.orderOf(last)], i: last.id }) : null };
+  return { groups, next_cursor };
 }
 
 export function anytimeView(deps: Deps, p: Principal, query: Paged & { today?: string | undefined }) {
   const today = query.today ?? todayOf(deps);
   const acc = loadAccount(deps, p);
-  return groupedPage(deps, p, acc, acc.inAppOrder(acc.items.filter((i) => isOpen(i) && acc.isLive(i) && inAnytime(i, today))), query, 'anytime');
+  return groupedPage(deps, p, acc, acc.items.filter((i) => isOpen(i) && acc.isLive(i) && inAnytime(i, today)), query, 'anytime');
 }
 
 export function somedayView(deps: Deps, p: Principal, query: Paged & { today?: string | undefined }) {
   const acc = loadAccount(deps, p);
-  return groupedPage(deps, p, acc, acc.inAppOrder(acc.items.filter((i) => isOpen(i) && acc.isLive(i) && i.a.someday)), query, 'someday');
+  return groupedPage(deps, p, acc, acc.items.filter((i) => isOpen(i) && acc.isLive(i) && i.a.someday), query, 'someday');
 }
 
 const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);

@@ -273,12 +273,24 @@ function readLayer<E extends [number, ...unknown[]], T>(db: Database.Database, o
     // An empty bucket with no chunk is fine (nothing to index there).
     if (!blob && list.length === 0) continue;
     const c = blob ? openChunk<E>(o, id, blob) : null;
-    const fresh = c !== null && list.every((r) => c.e[r.id]?.[0] === r.updatedAt) && (!opts.wholeAccount || Object.keys(c.e).length === list.length);
+    let fresh = c !== null;
+    const read: T[] = [];
+    for (let n = 0; fresh && n < list.length; n++) {
+      const e = c!.e[list[n]!.id];
+      if (e === undefined || e[0] !== list[n]!.updatedAt) fresh = false;
+      else read.push(layer.read(e));
+    }
+    // A whole-account read also wants no entries beyond the rows (deleted to-dos).
+    if (fresh && opts.wholeAccount) {
+      let count = 0;
+      for (const key in c!.e) if (Object.prototype.hasOwnProperty.call(c!.e, key)) count++;
+      fresh = count === list.length;
+    }
     if (!fresh) {
       stale.push(b);
       continue;
     }
-    for (const r of list) out.set(r.id, layer.read(c.e[r.id]!));
+    for (let n = 0; n < list.length; n++) out.set(list[n]!.id, read[n]!);
   }
   if (stale.length) {
     // Rebuilding writes: one short transaction (nested as a savepoint inside a caller's).

@@ -4,7 +4,8 @@
 // does not change; key rotation re-seals the chunks.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.js';
-import { call, registerUser } from '../helpers/http.js';
+import { userClient } from '../helpers/user-client.js';
+import { call } from '../helpers/http.js';
 import { BUCKETS, bucketOf, INDEX_TABLE } from '../../server/index/todo-index.js';
 import { open, rowAad } from '../../server/crypto/seal.js';
 import { authenticate } from '../../server/auth/credentials.js';
@@ -18,12 +19,8 @@ beforeAll(async () => {
 afterAll(() => app.close());
 
 async function user() {
-  const u = await registerUser(app);
-  const req = async (method: string, path: string, body?: unknown) => {
-    const r = await call(app, method, path, { token: u.session, body });
-    if (r.status >= 400) throw new Error(`${method} ${path}: ${r.status} ${r.text}`);
-    return r.body as Any;
-  };
+  const u = await userClient(app);
+  const req = u.req;
   const ids = async (status: string, extra = '') => (await req('GET', `/v1/todos?status=${status}&limit=200${extra}`)).data.map((t: Any) => t.title).sort();
   return { ...u, req, ids };
 }

@@ -3,7 +3,8 @@
 // to-dos in app order, paged.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.js';
-import { call, createPat, expectProblem, registerUser } from '../helpers/http.js';
+import { userClient } from '../helpers/user-client.js';
+import { call, createPat, expectProblem } from '../helpers/http.js';
 import { eventsOf } from '../../server/events.js';
 import { parseCriteria } from '../../routers/filters/criteria.js';
 
@@ -16,16 +17,7 @@ beforeAll(async () => {
 });
 afterAll(() => app.close());
 
-async function user() {
-  const u = await registerUser(app);
-  const raw = (method: string, path: string, body?: unknown, headers?: Record<string, string>) => call(app, method, path, { token: u.session, body, ...(headers ? { headers } : {}) });
-  const req = async (method: string, path: string, body?: unknown) => {
-    const r = await raw(method, path, body);
-    if (r.status >= 400) throw new Error(`${method} ${path}: ${r.status} ${r.text}`);
-    return r.body as Any;
-  };
-  return { ...u, raw, req };
-}
+const user = () => userClient(app);
 
 describe('criteria grammar', () => {
   it('not binds tighter than and, and tighter than or', () => {

@@ -2,6 +2,7 @@
 // snippets, paging, trash, scopes, validation, and the index's search-text layer.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.js';
+import { userClient } from '../helpers/user-client.js';
 import { call, createPat, expectProblem, registerUser } from '../helpers/http.js';
 import { fold } from '../../server/index/fold.js';
 import { snippetOf } from '../../routers/search/model.js';
@@ -16,15 +17,9 @@ beforeAll(async () => {
 afterAll(() => app.close());
 
 async function user() {
-  const u = await registerUser(app);
-  const raw = (method: string, path: string, body?: unknown) => call(app, method, path, { token: u.session, body });
-  const req = async (method: string, path: string, body?: unknown) => {
-    const r = await raw(method, path, body);
-    if (r.status >= 400) throw new Error(`${method} ${path}: ${r.status} ${r.text}`);
-    return r.body as Any;
-  };
-  const find = async (q: string, extra = '') => (await req('GET', `/v1/search?q=${encodeURIComponent(q)}${extra}`)).data as Any[];
-  return { ...u, raw, req, find };
+  const u = await userClient(app);
+  const find = async (q: string, extra = '') => (await u.req('GET', `/v1/search?q=${encodeURIComponent(q)}${extra}`)).data as Any[];
+  return { ...u, find };
 }
 
 describe('folding', () => {

@@ -3,6 +3,7 @@
 // scopes; account_too_large past CAIRN_MAX_ACCOUNT_ITEMS.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.js';
+import { userClient } from '../helpers/user-client.js';
 import { call, createPat, expectProblem, registerUser } from '../helpers/http.js';
 
 type Any = any; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -16,12 +17,8 @@ beforeAll(async () => {
 afterAll(() => app.close());
 
 async function user(a: TestApp = app) {
-  const u = await registerUser(a);
-  const req = async (method: string, path: string, body?: unknown) => {
-    const r = await call(a, method, path, { token: u.session, body });
-    if (r.status >= 400) throw new Error(`${method} ${path}: ${r.status} ${r.text}`);
-    return r.body as Any;
-  };
+  const u = await userClient(a);
+  const req = u.req;
   const todo = (body: Record<string, unknown>) => req('POST', '/v1/todos', body);
   const container = (body: Record<string, unknown>) => req('POST', '/v1/containers', body);
   return { ...u, req, todo, container };
