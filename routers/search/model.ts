@@ -18,6 +18,7 @@ import type { Scope } from '../../server/scopes.js';
 import { assertAccountSize } from '../../server/account-size.js';
 import { indexedTexts } from '../../server/index/todo-index.js';
 import { fold, foldWithMap, terms as termsOf } from '../../server/index/fold.js';
+import { deadContainerIds } from '../containers/live.js';
 import { openContainer } from '../containers/model.js';
 import { openNote } from '../notes/model.js';
 import { openTodo, type TodoRow } from '../todos/model.js';
@@ -79,18 +80,7 @@ export function search(deps: Deps, p: Principal, input: { q: string; types?: str
   const wanted = searchableTypes(p, input.types);
   const withTrashed = input.include_trashed ?? false;
   const sqlite = deps.db.$client;
-  const deadIds = withTrashed
-    ? new Set<string>()
-    : new Set(
-        (
-          sqlite
-            .prepare(
-              `WITH RECURSIVE dead(id) AS (SELECT id FROM containers WHERE user_id = ? AND trashed_at IS NOT NULL
-               UNION SELECT c.id FROM containers c JOIN dead d ON c.parent_id = d.id) SELECT id FROM dead`,
-            )
-            .all(p.userId) as { id: string }[]
-        ).map((r) => r.id),
-      );
+  const deadIds = withTrashed ? new Set<string>() : new Set(deps.db.all<{ id: string }>(deadContainerIds(p.userId)).map((r) => r.id));
   const liveParent = (parentId: string | null) => parentId === null || !deadIds.has(parentId);
   const hits: Hit[] = [];
 
