@@ -24,7 +24,7 @@ import { openNote } from '../notes/model.js';
 import { openTodo, type TodoRow } from '../todos/model.js';
 import { SEARCH_TYPES, type SearchType } from './schema.js';
 
-type Hit = { type: SearchType; id: string; rank: 0 | 1; text?: { title: string; body: string } };
+type Hit = { type: SearchType; id: string; rank: 0 | 1 };
 type Out = { type: SearchType; id: string; title: string; snippet: string };
 
 const SNIPPET = 160;
