@@ -129,12 +129,12 @@ const q = {
   ),
   counts: db.prepare<[string, string, string, string, string, string], { today: number; upcoming: number; anytime: number; someday: number; logbook: number }>(
     `SELECT
-       sum(status = 'open' AND (when_date <= ?1 OR deadline <= ?2)) AS today,
-       sum(status = 'open' AND (when_date > ?3 OR (when_date IS NULL AND deadline > ?4))) AS upcoming,
-       sum(status = 'open' AND someday = 0 AND (when_date IS NULL OR when_date <= ?5)) AS anytime,
+       sum(status = 'open' AND (when_date <= ? OR deadline <= ?)) AS today,
+       sum(status = 'open' AND (when_date > ? OR (when_date IS NULL AND deadline > ?))) AS upcoming,
+       sum(status = 'open' AND someday = 0 AND (when_date IS NULL OR when_date <= ?)) AS anytime,
        sum(status = 'open' AND someday = 1) AS someday,
        sum(status IN ('completed', 'canceled')) AS logbook
-     FROM todos WHERE user_id = ?6 AND trashed_at IS NULL`,
+     FROM todos WHERE user_id = ? AND trashed_at IS NULL`,
   ),
   search: db.prepare<[string, string, string, number], TodoRow>(
     `SELECT * FROM todos WHERE user_id = ? AND trashed_at IS NULL AND (title LIKE ? ESCAPE '\\' OR notes LIKE ? ESCAPE '\\') ORDER BY sort_key, id LIMIT ?`,
