@@ -33,6 +33,9 @@ export const SEALED_TABLES: SealedTable[] = [
   { table: 'note_folders', idCol: 'id', userCol: 'user_id', sealedCol: 'sealed' },
   { table: 'notes', idCol: 'id', userCol: 'user_id', sealedCol: 'sealed' },
   { table: 'note_versions', idCol: 'id', userCol: 'user_id', sealedCol: 'sealed' },
+  { table: 'filters', idCol: 'id', userCol: 'user_id', sealedCol: 'sealed' },
+  // The sealed per-account to-do index (server/index/todo-index.ts): one row per chunk.
+  { table: 'todo_index_chunks', idCol: 'id', userCol: 'user_id', sealedCol: 'sealed' },
 ];
 
 /** Re-seals every row of the user under a new data key. Call inside a transaction. */

@@ -12,6 +12,9 @@ import { noteVersionsRouter } from './note-versions/router.js';
 import { trashRouter } from './trash/router.js';
 import { headingsRouter } from './headings/router.js';
 import { todosRouter } from './todos/router.js';
+import { viewsRouter } from './views/router.js';
+import { filtersRouter } from './filters/router.js';
+import { searchRouter } from './search/router.js';
 
 export const appRouter = router({
   auth: authRouter,
@@ -26,6 +29,9 @@ export const appRouter = router({
   trash: trashRouter,
   headings: headingsRouter,
   todos: todosRouter,
+  views: viewsRouter,
+  filters: filtersRouter,
+  search: searchRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -44,6 +44,10 @@ const EnvSchema = z.object({
   // DECISIONS §1: `full` (a 2xx means the change is fsync'd: synchronous=FULL) or `relaxed` (WAL
   // with synchronous=NORMAL: faster, may lose the last commits on power loss or an OS crash).
   CAIRN_DURABILITY: z.enum(['full', 'relaxed']).default('full'),
+  // DECISIONS §1 / issue 14: past this many items (to-dos, notes, containers, headings, inbox
+  // items) the decrypting operations (views, filters, search, sealed-field lists) answer
+  // account_too_large (server/account-size.ts).
+  CAIRN_MAX_ACCOUNT_ITEMS: z.coerce.number().int().min(1).default(250_000),
   // Test-only fault injection (routers/middleware/write.ts): die right after this procedure's
   // transaction commits, before its answer is sent.
   CAIRN_UNSAFE_CRASH_AFTER_COMMIT: z.string().optional(),
@@ -62,6 +66,8 @@ export const LIMITS = {
   attachment: { url: 2048, text: 2048, title: 512 },
   inbox: { text: 2048, url: 2048 },
   filter: { name: 256, criteria: 10_000 },
+  /** Issue 14: the search query `q`, 1..256 characters. */
+  search: { q: 256 },
   tag: { name: 64, colorHex: 16 },
   linkTitleUrl: 2048,
   symbol: 64,
@@ -159,6 +165,8 @@ export type Config = {
   shutdownGraceMs: number;
   logLevel: z.infer<typeof EnvSchema>['LOG_LEVEL'];
   durability: 'full' | 'relaxed';
+  /** CAIRN_MAX_ACCOUNT_ITEMS: the account_too_large threshold (server/account-size.ts). */
+  maxAccountItems: number;
   /** Test-only: the procedure path after whose commit the process kills itself. */
   crashAfterCommit?: string | undefined;
   /** Overrides LIMITS.decryptRowsPerRequest (tests set a small one). */
@@ -191,6 +199,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownGraceMs: e.CAIRN_SHUTDOWN_GRACE_MS,
     logLevel: e.LOG_LEVEL,
     durability: e.CAIRN_DURABILITY,
+    maxAccountItems: e.CAIRN_MAX_ACCOUNT_ITEMS,
     crashAfterCommit: e.CAIRN_UNSAFE_CRASH_AFTER_COMMIT || undefined,
   };
 }

@@ -5,3 +5,5 @@ export * from './outbox.js';
 export * from './idempotency.js';
 export * from './notes.js';
 export * from './instance.js';
+export * from './todo-index.js';
+export * from './filters.js';

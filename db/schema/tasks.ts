@@ -94,6 +94,9 @@ export const todos = sqliteTable(
     index('todos_user_list_order').on(t.userId, t.parentKey, t.headingKey, t.headingRef, t.sortKey, t.id),
     index('todos_user_heading').on(t.userId, t.headingId),
     index('todos_user_updated').on(t.userId, t.updatedAt),
+    // Issue 14: the views read every to-do's plaintext placement and stamp (never the sealed
+    // blob); this covering index serves that scan without touching the rows' overflow pages.
+    index('todos_user_placement').on(t.userId, t.id, t.updatedAt, t.trashedAt, t.parentId, t.headingId, t.headingKey, t.sortKey),
   ],
 );
 

@@ -1,5 +1,6 @@
 // Containers (spec §2.1, §4.4; DECISIONS §6): areas, projects, subprojects. `kind` and the
 // parent relation are plaintext; every content field and the status are sealed.
+import { unindexTodos } from '../../server/index/todo-index.js';
 import { and, asc, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm';
 import { containers, headings } from '../../db/schema/index.js';
 import type { ContainerKind } from '../../db/schema/index.js';
@@ -316,6 +317,7 @@ export function deleteContainer(deps: Deps, p: Principal, id: string): void {
         .prepare(`SELECT "${t.idCol}" AS id FROM "${t.table}" WHERE "${t.userCol}" = ? AND "${t.parentCol}" IN (${marks})`)
         .all(p.userId, ...subtree) as { id: string }[];
       for (const it of items) recordEvent(deps, { userId: p.userId, type: `${t.kind}.deleted` as EventType, id: it.id, at: now });
+      if (t.table === 'todos') unindexTodos(sqlite, p, items.map((it) => it.id));
       sqlite.prepare(`DELETE FROM "${t.table}" WHERE "${t.userCol}" = ? AND "${t.parentCol}" IN (${marks})`).run(p.userId, ...subtree);
     }
     const hs = tx.select({ id: headings.id }).from(headings).where(and(eq(headings.userId, p.userId), inArray(headings.projectId, subtree))).all();

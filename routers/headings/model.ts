@@ -16,9 +16,10 @@ import { iso } from '../../server/clock.js';
 import { openJson, rowAad, sealJson } from '../../server/crypto/seal.js';
 import { recordEvent } from '../../server/events.js';
 import { bandIdTaken, bandKeysAtEnd } from '../../server/band.js';
-import { decryptBudget, type DecryptBudget } from '../../server/decrypt-budget.js';
+import { assertAccountSize } from '../../server/account-size.js';
 import { findContainerRow, insertContainer, openContainer, toContainer, type ContainerRow } from '../containers/model.js';
 import { containerIsDead, inLiveContainer } from '../containers/live.js';
+import { restampTodos } from '../../server/index/todo-index.js';
 import { finishTodoTx, openCounts, openTodo, presentTodos, todayOf, todosUnderHeading, type TodoRow, type TodoSealed } from '../todos/model.js';
 import type { HeadingOut } from './schema.js';
 
@@ -32,8 +33,8 @@ function toHeading(dek: Buffer, row: Row, openCount: number): HeadingOut {
   return { id: row.id, projectId: row.projectId, name: nameOf(dek, row), sortKey: row.sortKey, openCount, createdAt: iso(row.createdAt), updatedAt: iso(row.updatedAt) };
 }
 
-function present(deps: Deps, p: Principal, row: Row, budget: DecryptBudget = decryptBudget(deps)): HeadingOut {
-  return toHeading(p.dek, row, openCounts(deps, p, [row.id], budget).get(row.id) ?? 0);
+function present(deps: Deps, p: Principal, row: Row): HeadingOut {
+  return toHeading(p.dek, row, openCounts(deps, p, [row.id]).get(row.id) ?? 0);
 }
 
 function getRow(tx: Tx | Db, userId: string, id: string): Row {
@@ -151,7 +152,7 @@ export function listHeadings(deps: Deps, p: Principal, query: HeadingListQuery) 
     posOf: (r) => ({ k: [r.projectId, r.sortKey], i: r.id }),
     map: (r) => r,
   });
-  const counts = openCounts(deps, p, page.data.map((r) => r.id), decryptBudget(deps));
+  const counts = openCounts(deps, p, page.data.map((r) => r.id));
   return { data: page.data.map((r) => toHeading(p.dek, r, counts.get(r.id) ?? 0)), next_cursor: page.next_cursor };
 }
 
@@ -172,6 +173,7 @@ export function deleteHeading(deps: Deps, p: Principal, id: string) {
       tx.update(todos).set({ headingId: null, sortKey: keys[i]!, updatedAt: now }).where(and(eq(todos.userId, p.userId), eq(todos.id, t.id))).run();
       recordEvent(deps, { userId: p.userId, type: 'todo.updated', id: t.id, at: now });
     });
+    restampTodos(deps.db.$client, p, under.map((t) => t.id), now);
     tx.delete(headings).where(and(eq(headings.userId, p.userId), eq(headings.id, row.id))).run();
     return { id: row.id, projectId: row.projectId, clearedTodoIds: under.map((t) => t.id) };
   });
@@ -232,6 +234,7 @@ export const convertSteps = {
       recordEvent(deps, { userId: p.userId, type: 'todo.updated', id: t.id, at: now });
       moved.push({ row: { ...t, parentId: sub.id, headingId: null, sortKey: keys[i]!, updatedAt: now }, s: openTodo(p.dek, t) });
     });
+    restampTodos(deps.db.$client, p, under.map((t) => t.id), now);
     tx.delete(headings).where(and(eq(headings.userId, p.userId), eq(headings.id, heading.id))).run();
     recordEvent(deps, { userId: p.userId, type: 'heading.deleted', id: heading.id, at: now });
     const current = findContainerRow(tx, p.userId, sub.id)!;
@@ -259,10 +262,9 @@ export function completeHeading(deps: Deps, p: Principal, id: string, today: str
   return deps.db.transaction((tx) => {
     const row = getRow(tx, p.userId, id);
     assertWritable(deps, row);
-    const budget = decryptBudget(deps);
+    assertAccountSize(deps, p.userId);
     const day = today ?? todayOf(deps);
     const under = todosUnderHeading(tx, p.userId, row.id);
-    budget.spend(under.length);
     const completed: { row: TodoRow; s: TodoSealed }[] = [];
     const rolled: { row: TodoRow; s: TodoSealed }[] = [];
     for (const t of under) {
@@ -273,6 +275,6 @@ export function completeHeading(deps: Deps, p: Principal, id: string, today: str
         rolled.push({ row: f.row, s: f.s });
       } else completed.push({ row: f.row, s: f.s });
     }
-    return { heading: present(deps, p, row, budget), completed: presentTodos(deps, p, completed), rolled: presentTodos(deps, p, rolled) };
+    return { heading: present(deps, p, row), completed: presentTodos(deps, p, completed), rolled: presentTodos(deps, p, rolled) };
   });
 }

@@ -1,4 +1,5 @@
 // Tags (spec §2.9, §4.13). Names are sealed; uniqueness (case-insensitive) is a blind index.
+import { restampTodos } from '../../server/index/todo-index.js';
 import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
 import { inJsonIds, prepared } from '../../db/prepared.js';
 import { tags, todoTags, todos } from '../../db/schema/index.js';
@@ -127,6 +128,7 @@ export function deleteTag(deps: Deps, p: Principal, id: string): void {
     if (carriers.length) {
       tx.update(todos).set({ updatedAt: now }).where(and(eq(todos.userId, p.userId), inArray(todos.id, carriers))).run();
       for (const todoId of carriers) recordEvent(deps, { userId: p.userId, type: 'todo.updated', id: todoId, at: now });
+      restampTodos(deps.db.$client, p, carriers, now);
     }
     recordEvent(deps, { userId: p.userId, type: 'tag.deleted', id, at: now });
   });

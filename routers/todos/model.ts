@@ -16,13 +16,15 @@ import { iso, isoOrNull } from '../../server/clock.js';
 import { openJson, rowAad, sealJson } from '../../server/crypto/seal.js';
 import { recordEvent } from '../../server/events.js';
 import { bandIdTaken, bandKeyFor, type Band } from '../../server/band.js';
-import { decryptBudget, type DecryptBudget } from '../../server/decrypt-budget.js';
+import { DecryptBudget } from '../../server/decrypt-budget.js';
+import { assertAccountSize } from '../../server/account-size.js';
 import { canonicalRecurrenceRule, nextOccurrence, type RecurrenceBasis as Basis } from '../../server/recurrence.js';
 import { containers } from '../../db/schema/index.js';
 import { findContainerRow } from '../containers/model.js';
 import { containerIsDead, inLiveContainer } from '../containers/live.js';
 import { tagIdsForNames, tagNamesById } from '../tags/model.js';
 import type { TodoOut } from './schema.js';
+import { indexedAttrs, indexTodo, unindexTodo } from '../../server/index/todo-index.js';
 
 /** A to-do row as the application reads and writes it; the list-order columns are the database's (db/schema/tasks.ts). */
 export type TodoRow = Omit<typeof todos.$inferSelect, 'parentKey' | 'headingRef' | 'headingKey'>;
@@ -249,6 +251,7 @@ export function createTodo(deps: Deps, p: Principal, input: CreateTodo): TodoOut
       updatedAt: now,
     };
     insertTodoRow(deps, row);
+    indexTodo(deps.db.$client, p, row, s);
     if (input.tags?.length) setTags(deps, tx, p, id, input.tags);
     recordEvent(deps, { userId: p.userId, type: 'todo.created', id, at: now });
     // Without tags there are no tag links to read back.
@@ -301,6 +304,7 @@ function writeTodo(deps: Deps, tx: Tx, p: Principal, row: TodoRow, s: TodoSealed
   );
   q.run({ sealed: next.sealed, parentId: next.parentId, headingId: next.headingId, sortKey: next.sortKey, trashedAt: next.trashedAt, updatedAt: now, userId: p.userId, id: row.id });
   recordEvent(deps, { userId: p.userId, type: 'todo.updated', id: row.id, at: now });
+  indexTodo(deps.db.$client, p, next, s);
   return next;
 }
 
@@ -436,6 +440,7 @@ export function deleteTodo(deps: Deps, p: Principal, id: string): void {
   deps.db.transaction((tx) => {
     const res = tx.delete(todos).where(and(eq(todos.userId, p.userId), eq(todos.id, id))).run();
     if (res.changes === 0) throw notFound('To-do');
+    unindexTodo(deps.db.$client, p, id);
     recordEvent(deps, { userId: p.userId, type: 'todo.deleted', id, at: deps.clock() });
   });
 }
@@ -479,6 +484,7 @@ export function finishTodoTx(deps: Deps, tx: Tx, p: Principal, row: TodoRow, tar
         updatedAt: now,
       };
       insertTodoRow(deps, copyRow);
+      indexTodo(deps.db.$client, p, copyRow, copyS);
       tagIdsOf(deps, p.userId, row.id).forEach((tagId, position) => tx.insert(todoTags).values({ todoId: copyId, tagId, userId: p.userId, position }).run());
       recordEvent(deps, { userId: p.userId, type: 'todo.created', id: copyId, at: now });
       const rolled: TodoSealed = {
@@ -522,7 +528,7 @@ export type TodoListQuery = ListQuery & {
 /**
  * App order: grouped by container; inside one, the to-dos under no heading first, then each
  * heading's to-dos in heading order; inside a band, by sort key. `status` is sealed, so that
- * filter decrypts in the request (account_too_large past the budget).
+ * filter reads the sealed index (account_too_large past CAIRN_MAX_ACCOUNT_ITEMS).
  */
 /** The columns a list page reads: the row and its heading key, not the generated key columns. */
 const LIST_COLUMNS = {
@@ -573,7 +579,12 @@ function todoListQuery(db: Db, shape: { parent_id?: string | undefined; heading_
 
 export function listTodos(deps: Deps, p: Principal, query: TodoListQuery) {
   const status = query.status;
-  const budget = status ? decryptBudget(deps) : undefined;
+  if (status) assertAccountSize(deps, p.userId);
+  // With a sealed-field filter tuplePage scans on until the page is full; the account-size check
+  // above bounds it, so the scan itself is not capped.
+  const budget = status ? new DecryptBudget(Number.POSITIVE_INFINITY) : undefined;
+  let index: Map<string, { status: TodoStatus }> | undefined;
+  const statusOf = (id: string) => (index ??= accountIndex(deps, p)).get(id)?.status;
   const page = tuplePage({
     key: deps.keys.cursor,
     scope: `${p.userId}:todos`,
@@ -588,8 +599,9 @@ export function listTodos(deps: Deps, p: Principal, query: TodoListQuery) {
     },
     posOf: (r) => ({ k: [r.parentId ?? '', r.headingKey, r.headingId ?? '', r.sortKey], i: r.id }),
     map: (r) => {
-      const s = openTodo(p.dek, r);
-      return status && s.status !== status ? null : { row: r, s };
+      // The status comes from the sealed index (server/index/todo-index.ts): only kept rows are opened.
+      if (status && statusOf(r.id) !== status) return null;
+      return { row: r, s: openTodo(p.dek, r) };
     },
     ...(budget ? { budget } : {}),
   });
@@ -603,16 +615,26 @@ export function todosUnderHeading(tx: Tx | Db, userId: string, headingId: string
   return tx.select().from(todos).where(and(...conds)).orderBy(asc(todos.sortKey), asc(todos.id)).all();
 }
 
-/** Open, untrashed to-dos under each heading (spec §2.2 `openCount`): decrypts each to-do's status. */
-export function openCounts(deps: Deps, p: Principal, headingIds: readonly string[], budget: DecryptBudget): Map<string, number> {
+/** Open, untrashed to-dos under each heading (spec §2.2 `openCount`), from the sealed index. */
+export function openCounts(deps: Deps, p: Principal, headingIds: readonly string[]): Map<string, number> {
   const out = new Map<string, number>(headingIds.map((id) => [id, 0]));
   if (!headingIds.length) return out;
   const rows = deps.db
-    .select()
+    .select({ id: todos.id, updatedAt: todos.updatedAt, headingId: todos.headingId })
     .from(todos)
     .where(and(eq(todos.userId, p.userId), inArray(todos.headingId, [...headingIds]), isNull(todos.trashedAt)))
     .all();
-  budget.spend(rows.length);
-  for (const r of rows) if (openTodo(p.dek, r).status === 'open') out.set(r.headingId!, (out.get(r.headingId!) ?? 0) + 1);
+  assertAccountSize(deps, p.userId);
+  // Statuses from the sealed index: no to-do row is opened.
+  const attrs = indexedAttrs(deps.db.$client, p, rows);
+  for (const r of rows) if (attrs.get(r.id)?.status === 'open') out.set(r.headingId!, (out.get(r.headingId!) ?? 0) + 1);
   return out;
+}
+
+/** The indexed attributes of every to-do of the account (checked against each row's stamp). */
+export function accountIndex(deps: Deps, p: Principal) {
+  const stamps = prepared(deps.db, 'todos.stamps', (db) =>
+    db.select({ id: todos.id, updatedAt: todos.updatedAt }).from(todos).where(eq(todos.userId, sql.placeholder('userId'))).prepare(),
+  );
+  return indexedAttrs(deps.db.$client, p, stamps.all({ userId: p.userId }), { wholeAccount: true });
 }

@@ -121,6 +121,21 @@ const q = {
   anytime: db.prepare<[string, string], TodoRow>(
     `SELECT * FROM todos WHERE user_id = ? AND status = 'open' AND trashed_at IS NULL AND someday = 0 AND (when_date IS NULL OR when_date <= ?) ORDER BY sort_key, id`,
   ),
+  upcoming: db.prepare<[string, string, string], TodoRow>(
+    `SELECT * FROM todos WHERE user_id = ? AND status = 'open' AND trashed_at IS NULL AND (when_date > ? OR (when_date IS NULL AND deadline > ?)) ORDER BY coalesce(when_date, deadline), sort_key, id`,
+  ),
+  logbook: db.prepare<[string, number], TodoRow>(
+    `SELECT * FROM todos WHERE user_id = ? AND status IN ('completed', 'canceled') AND trashed_at IS NULL ORDER BY completed_at DESC, id LIMIT ?`,
+  ),
+  counts: db.prepare<[string, string, string, string, string, string], { today: number; upcoming: number; anytime: number; someday: number; logbook: number }>(
+    `SELECT
+       sum(status = 'open' AND (when_date <= ? OR deadline <= ?)) AS today,
+       sum(status = 'open' AND (when_date > ? OR (when_date IS NULL AND deadline > ?))) AS upcoming,
+       sum(status = 'open' AND someday = 0 AND (when_date IS NULL OR when_date <= ?)) AS anytime,
+       sum(status = 'open' AND someday = 1) AS someday,
+       sum(status IN ('completed', 'canceled')) AS logbook
+     FROM todos WHERE user_id = ? AND trashed_at IS NULL`,
+  ),
   search: db.prepare<[string, string, string, number], TodoRow>(
     `SELECT * FROM todos WHERE user_id = ? AND trashed_at IS NULL AND (title LIKE ? ESCAPE '\\' OR notes LIKE ? ESCAPE '\\') ORDER BY sort_key, id LIMIT ?`,
   ),
@@ -344,6 +359,29 @@ app.get('/v1/views/today', (req, res) => {
 app.get('/v1/views/anytime', (req, res) => {
   const rows = q.anytime.all(account(req), dayOf(req));
   res.json({ groups: [{ container: null, todos: todosJson(rows) }] });
+});
+/** Rows grouped by a day, in the order given. */
+function byDay(rows: TodoRow[], dayOfRow: (r: TodoRow) => string) {
+  const days: { date: string; todos: ReturnType<typeof todosJson> }[] = [];
+  const json = todosJson(rows);
+  rows.forEach((r, i) => {
+    const date = dayOfRow(r);
+    if (days.at(-1)?.date !== date) days.push({ date, todos: [] });
+    days.at(-1)!.todos.push(json[i]!);
+  });
+  return days;
+}
+app.get('/v1/views/upcoming', (req, res) => {
+  const day = dayOf(req);
+  res.json({ days: byDay(q.upcoming.all(account(req), day, day), (r) => (r.when_date ?? r.deadline)!) });
+});
+app.get('/v1/views/logbook', (req, res) => {
+  const rows = q.logbook.all(account(req), limitOf(req));
+  res.json({ days: byDay(rows, (r) => new Date(r.completed_at ?? 0).toISOString().slice(0, 10)), next_cursor: null });
+});
+app.get('/v1/views/overview', (req, res) => {
+  const day = dayOf(req);
+  res.json({ date: day, counts: q.counts.get(day, day, day, day, day, account(req)), containers: [] });
 });
 app.get('/v1/search', (req, res) => {
   const term = String(req.query.q ?? '').replace(/[\\%_]/g, (c) => `\\${c}`);

@@ -456,14 +456,17 @@ describe('headings: complete (spec §3, §4.5)', () => {
     expect((await get(`/v1/todos/${rec.id}`)).body.whenDate).toBe('2026-11-22');
   });
 
-  it('account_too_large past the decrypt limit', async () => {
-    const small = await startApp({}, { decryptRowLimit: 3 });
+  it('account_too_large past CAIRN_MAX_ACCOUNT_ITEMS', async () => {
+    const small = await startApp({ CAIRN_MAX_ACCOUNT_ITEMS: '5' });
     try {
       const u = await registerUser(small);
       const s = u.session;
       const p = (await call(small, 'POST', '/v1/containers', { token: s, body: { kind: 'project', name: 'P' } })).body;
       const h = (await call(small, 'POST', '/v1/headings', { token: s, body: { projectId: p.id, name: 'H' } })).body;
-      for (let i = 0; i < 4; i++) await call(small, 'POST', '/v1/todos', { token: s, body: { title: `t${i}`, headingId: h.id } });
+      for (let i = 0; i < 3; i++) await call(small, 'POST', '/v1/todos', { token: s, body: { title: `t${i}`, headingId: h.id } });
+      // Five items (a project, a heading, three to-dos): at the limit, still served.
+      expect((await call(small, 'GET', `/v1/headings/${h.id}`, { token: s })).body.openCount).toBe(3);
+      await call(small, 'POST', '/v1/todos', { token: s, body: { title: 't3', headingId: h.id } });
       expectProblem(await call(small, 'POST', `/v1/headings/${h.id}/complete`, { token: s }), 422, 'account_too_large');
       expectProblem(await call(small, 'GET', `/v1/headings/${h.id}`, { token: s }), 422, 'account_too_large');
       expectProblem(await call(small, 'GET', '/v1/headings', { token: s }), 422, 'account_too_large');

@@ -54,6 +54,19 @@ describe('sealed at rest', () => {
       },
     });
 
+    // A saved filter: name, criteria (a quoted tag name) and symbol; evaluated once.
+    const filter = await call(app, 'POST', '/v1/filters', { token: u.session, body: { name: `${MARKER} filter`, criteria: `#"${MARKER} todo tag" or priority:high`, symbol: `${MARKER}` } });
+    expect(filter.status).toBe(201);
+    expect((await call(app, 'GET', `/v1/filters/${filter.body.id}/todos`, { token: u.session })).body.data[0].title).toBe(`${MARKER} todo`);
+    // Every field that reaches the sealed to-do index went through the to-do above (dates, flags,
+    // priority, recurrence) and the views read it back.
+    expect((await call(app, 'GET', '/v1/views/upcoming?today=2026-11-20', { token: u.session })).body.days[0].todos[0].title).toBe(`${MARKER} todo`);
+    // The search-text layer holds the folded (lower-cased) title, notes and checklist: searched once.
+    const found = await call(app, 'GET', `/v1/search?q=${MARKER.toLowerCase()}+step&types=todo`, { token: u.session });
+    expect(found.body.data.map((h: { title: string }) => h.title)).toEqual([`${MARKER} todo`]);
+    const textChunks = app.deps.db.$client.prepare("SELECT count(*) AS n FROM todo_index_chunks WHERE user_id = ? AND id LIKE 't%'").get(u.userId) as { n: number };
+    expect(textChunks.n).toBeGreaterThan(0);
+
     // Notes, note titles, folder names and note versions (created, edited, restored).
     const noteFolder = await call(app, 'POST', '/v1/note-folders', { token: u.session, body: { name: `${MARKER} folder` } });
     const noteRes = await call(app, 'POST', '/v1/notes', { token: u.session, body: { title: `${MARKER} note title`, body: `${MARKER} note body`, folderId: noteFolder.body.id } });

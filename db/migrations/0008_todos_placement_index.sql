@@ -1,0 +1,1 @@
+CREATE INDEX `todos_user_placement` ON `todos` (`user_id`,`id`,`updated_at`,`trashed_at`,`parent_id`,`heading_id`,`heading_key`,`sort_key`);

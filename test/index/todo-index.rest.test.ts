@@ -1,0 +1,216 @@
+// The sealed per-account to-do index (issue 14, server/index/todo-index.ts) over HTTP: every write
+// that changes an indexed attribute is reflected at once by the readers that use the index (the
+// `status` filter, heading open counts); a lost, swapped or stale chunk is rebuilt and the answer
+// does not change; key rotation re-seals the chunks.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startApp, type TestApp } from '../helpers/app.js';
+import { userClient } from '../helpers/user-client.js';
+import { call } from '../helpers/http.js';
+import { BUCKETS, bucketOf, INDEX_TABLE } from '../../server/index/todo-index.js';
+import { open, rowAad } from '../../server/crypto/seal.js';
+import { authenticate } from '../../server/auth/credentials.js';
+
+type Any = any; // eslint-disable-line @typescript-eslint/no-explicit-any
+let app: TestApp;
+
+beforeAll(async () => {
+  app = await startApp();
+});
+afterAll(() => app.close());
+
+async function user() {
+  const u = await userClient(app);
+  const req = u.req;
+  const ids = async (status: string, extra = '') => (await req('GET', `/v1/todos?status=${status}&limit=200${extra}`)).data.map((t: Any) => t.title).sort();
+  return { ...u, req, ids };
+}
+
+/** The attribute chunks (ids '0'..'63'; the search-text chunks are 't0'..'t63'). */
+const chunks = (userId: string, layer: 'attrs' | 'text' = 'attrs') =>
+  (app.deps.db.$client.prepare(`SELECT id, sealed FROM ${INDEX_TABLE} WHERE user_id = ? ORDER BY id`).all(userId) as { id: string; sealed: Buffer }[]).filter((r) => r.id.startsWith('t') === (layer === 'text'));
+
+describe('the sealed to-do index', () => {
+  it('buckets spread ids over every chunk number and stay stable', () => {
+    const seen = new Set<number>();
+    for (let i = 0; i < 2000; i++) seen.add(bucketOf(`ID-${i}`));
+    expect(seen.size).toBe(BUCKETS);
+    expect(bucketOf('ABC')).toBe(bucketOf('ABC'));
+  });
+
+  it('each write that changes a status is reflected at once by the status filter', async () => {
+    const u = await user();
+    const a = await u.req('POST', '/v1/todos', { title: 'a' });
+    const b = await u.req('POST', '/v1/todos', { title: 'b' });
+    const c = await u.req('POST', '/v1/todos', { title: 'c' });
+    expect(await u.ids('open')).toEqual(['a', 'b', 'c']);
+    await u.req('POST', `/v1/todos/${a.id}/complete`);
+    expect(await u.ids('open')).toEqual(['b', 'c']);
+    expect(await u.ids('completed')).toEqual(['a']);
+    await u.req('POST', `/v1/todos/${b.id}/cancel`);
+    expect(await u.ids('canceled')).toEqual(['b']);
+    await u.req('POST', `/v1/todos/${a.id}/reopen`);
+    expect(await u.ids('open')).toEqual(['a', 'c']);
+    await u.req('POST', `/v1/todos/${c.id}/trash`);
+    expect(await u.ids('open')).toEqual(['a']);
+    expect(await u.ids('open', '&include_trashed=true')).toEqual(['a', 'c']);
+    await u.req('DELETE', `/v1/todos/${c.id}`);
+    expect(await u.ids('open', '&include_trashed=true')).toEqual(['a']);
+    // The deleted to-do left its chunk in the same transaction.
+    const bucket = chunks(u.userId).find((r) => r.id === String(bucketOf(c.id)));
+    expect(bucket).toBeDefined();
+    const plain = JSON.parse(open(await dekOf(u.session), rowAad(u.userId, INDEX_TABLE, bucket!.id), bucket!.sealed).toString());
+    expect(Object.keys(plain.e)).not.toContain(c.id);
+  });
+
+  it('a recurring completion indexes both the logged copy and the rolled to-do', async () => {
+    const u = await user();
+    const r = await u.req('POST', '/v1/todos', { title: 'weekly', whenDate: '2026-11-23', recurrence: { rule: 'FREQ=WEEKLY', basis: 'schedule' } });
+    const done = await u.req('POST', `/v1/todos/${r.id}/complete`);
+    expect(done.loggedCopyId).toBeTruthy();
+    expect(await u.ids('completed')).toEqual(['weekly']);
+    expect(await u.ids('open')).toEqual(['weekly']);
+    const completed = await u.req('GET', '/v1/todos?status=completed');
+    expect(completed.data[0].id).toBe(done.loggedCopyId);
+  });
+
+  it('heading open counts follow completes, reopen, trash, heading complete, delete and convert', async () => {
+    const u = await user();
+    const p = await u.req('POST', '/v1/containers', { kind: 'project', name: 'P' });
+    const h = await u.req('POST', '/v1/headings', { projectId: p.id, name: 'H' });
+    const t1 = await u.req('POST', '/v1/todos', { title: 't1', headingId: h.id });
+    const t2 = await u.req('POST', '/v1/todos', { title: 't2', headingId: h.id });
+    await u.req('POST', '/v1/todos', { title: 't3', headingId: h.id });
+    expect((await u.req('GET', `/v1/headings/${h.id}`)).openCount).toBe(3);
+    await u.req('POST', `/v1/todos/${t1.id}/complete`);
+    expect((await u.req('GET', `/v1/headings/${h.id}`)).openCount).toBe(2);
+    await u.req('POST', `/v1/todos/${t2.id}/trash`);
+    expect((await u.req('GET', `/v1/headings/${h.id}`)).openCount).toBe(1);
+    await u.req('POST', `/v1/todos/${t1.id}/reopen`);
+    expect((await u.req('GET', `/v1/headings?project_id=${p.id}`)).data[0].openCount).toBe(2);
+    await u.req('POST', `/v1/headings/${h.id}/complete`);
+    expect((await u.req('GET', `/v1/headings/${h.id}`)).openCount).toBe(0);
+    expect(await u.ids('open')).toEqual([]);
+    // Heading delete and tag delete bump rows' stamps: the index is restamped in the same
+    // transaction, so no chunk needs a rebuild afterwards.
+    const h2 = await u.req('POST', '/v1/headings', { projectId: p.id, name: 'H2' });
+    const t4 = await u.req('POST', '/v1/todos', { title: 't4', headingId: h2.id, tags: ['x'] });
+    const before = chunks(u.userId).find((r) => r.id === String(bucketOf(t4.id)))!.sealed;
+    app.clock.advance(1000);
+    await u.req('DELETE', `/v1/headings/${h2.id}`);
+    const after = chunks(u.userId).find((r) => r.id === String(bucketOf(t4.id)))!.sealed;
+    expect(after.equals(before)).toBe(false);
+    const entry = JSON.parse(open(await dekOf(u.session), rowAad(u.userId, INDEX_TABLE, String(bucketOf(t4.id))), after).toString()).e[t4.id];
+    const row = app.deps.db.$client.prepare('SELECT updated_at AS u FROM todos WHERE id = ?').get(t4.id) as { u: number };
+    expect(entry[0]).toBe(row.u);
+    expect(await u.ids('open')).toEqual(['t4']);
+  });
+
+  it('a deleted, swapped or stale chunk is rebuilt from the rows and the answer is unchanged', async () => {
+    const u = await user();
+    for (let i = 0; i < 40; i++) {
+      const t = await u.req('POST', '/v1/todos', { title: `t${String(i).padStart(2, '0')}` });
+      if (i % 3 === 0) await u.req('POST', `/v1/todos/${t.id}/complete`);
+    }
+    const open1 = await u.ids('open');
+    const done1 = await u.ids('completed');
+    expect(open1).toHaveLength(26);
+    const sqlite = app.deps.db.$client;
+    const all = chunks(u.userId);
+    expect(all.length).toBeGreaterThan(2);
+    // Delete one chunk, swap two others (their AAD no longer matches), and make a row stale behind
+    // the index's back (a direct write that bumps updated_at).
+    sqlite.prepare(`DELETE FROM ${INDEX_TABLE} WHERE user_id = ? AND id = ?`).run(u.userId, all[0]!.id);
+    sqlite.prepare(`UPDATE ${INDEX_TABLE} SET sealed = ? WHERE user_id = ? AND id = ?`).run(all[2]!.sealed, u.userId, all[1]!.id);
+    sqlite.prepare('UPDATE todos SET updated_at = updated_at + 1 WHERE user_id = ? AND id = (SELECT id FROM todos WHERE user_id = ? LIMIT 1)').run(u.userId, u.userId);
+    expect(await u.ids('open')).toEqual(open1);
+    expect(await u.ids('completed')).toEqual(done1);
+    // Rebuilt: the deleted chunk is back and every chunk opens under its own AAD.
+    const rebuilt = chunks(u.userId);
+    expect(rebuilt.map((r) => r.id)).toEqual(all.map((r) => r.id));
+    const dek = await dekOf(u.session);
+    for (const r of rebuilt) expect(() => open(dek, rowAad(u.userId, INDEX_TABLE, r.id), r.sealed)).not.toThrow();
+    // Every chunk is gone: rebuilt on the next read, same answer.
+    sqlite.prepare(`DELETE FROM ${INDEX_TABLE} WHERE user_id = ?`).run(u.userId);
+    expect(await u.ids('open')).toEqual(open1);
+    expect(chunks(u.userId)).toHaveLength(all.length);
+  });
+
+  it('key rotation re-seals the chunks: the index opens under the new key without a rebuild', async () => {
+    const u = await user();
+    const a = await u.req('POST', '/v1/todos', { title: 'a' });
+    await u.req('POST', '/v1/todos', { title: 'b' });
+    await u.req('POST', `/v1/todos/${a.id}/complete`);
+    const before = chunks(u.userId);
+    const rot = await call(app, 'POST', '/v1/auth/rotate-key', { token: u.session, body: { password: u.password } });
+    expect(rot.status).toBe(200);
+    const after = chunks(u.userId);
+    expect(after.map((r) => r.id)).toEqual(before.map((r) => r.id));
+    for (let i = 0; i < after.length; i++) expect(after[i]!.sealed.equals(before[i]!.sealed)).toBe(false);
+    const r = await call(app, 'GET', '/v1/todos?status=open', { token: rot.body.token });
+    expect(r.body.data.map((t: Any) => t.title)).toEqual(['b']);
+    // No rebuild happened: the chunks are the ones rotation wrote.
+    expect(chunks(u.userId).map((c) => c.sealed.toString('hex'))).toEqual(after.map((c) => c.sealed.toString('hex')));
+  });
+
+  it('every route that changes what the views read is reflected by the next view, filter and search', async () => {
+    const u = await user();
+    app.clock.set(Date.parse('2026-11-20T12:00:00Z'));
+    const today = async () => (await u.req('GET', '/v1/views/today')).todos.map((t: Any) => t.title).sort();
+    const anytime = async () => (await u.req('GET', '/v1/views/anytime')).groups.flatMap((g: Any) => g.todos.map((t: Any) => t.title)).sort();
+    const t = await u.req('POST', '/v1/todos', { title: 'moving', tags: ['focus'] });
+    expect(await today()).toEqual([]);
+    await u.req('PATCH', `/v1/todos/${t.id}`, { whenDate: '2026-11-20' });
+    expect(await today()).toEqual(['moving']);
+    await u.req('PATCH', `/v1/todos/${t.id}`, { whenDate: null, someday: true });
+    expect(await today()).toEqual([]);
+    expect((await u.req('GET', '/v1/views/someday')).groups[0].todos[0].title).toBe('moving');
+    await u.req('PATCH', `/v1/todos/${t.id}`, { someday: false, title: 'renamed' });
+    expect(await anytime()).toEqual(['renamed']);
+    expect((await u.req('GET', '/v1/search?q=renamed')).data.map((h: Any) => h.id)).toEqual([t.id]);
+    // Placement: move into a project, archive it, unarchive, trash it, restore it.
+    const p = await u.req('POST', '/v1/containers', { kind: 'project', name: 'P' });
+    await u.req('POST', `/v1/todos/${t.id}/move`, { parentId: p.id });
+    expect((await u.req('GET', '/v1/views/overview')).containers).toEqual([{ id: p.id, kind: 'project', parentId: null, openCount: 1 }]);
+    await u.req('POST', `/v1/containers/${p.id}/archive`);
+    expect(await anytime()).toEqual([]);
+    await u.req('POST', `/v1/containers/${p.id}/unarchive`);
+    expect(await anytime()).toEqual(['renamed']);
+    await u.req('POST', `/v1/containers/${p.id}/trash`);
+    expect(await anytime()).toEqual([]);
+    await u.req('POST', `/v1/containers/${p.id}/restore`);
+    expect(await anytime()).toEqual(['renamed']);
+    // A tag delete: the filter on it matches nothing any more.
+    const f = await u.req('POST', '/v1/filters', { name: 'focus', criteria: '#focus' });
+    expect((await u.req('GET', `/v1/filters/${f.id}/todos`)).data.map((x: Any) => x.id)).toEqual([t.id]);
+    const tag = (await u.req('GET', '/v1/tags')).data.find((x: Any) => x.name === 'focus');
+    await u.req('DELETE', `/v1/tags/${tag.id}`);
+    expect((await u.req('GET', `/v1/filters/${f.id}/todos`)).data).toEqual([]);
+    // Heading convert: the to-do moves to the new subproject.
+    const h = await u.req('POST', '/v1/headings', { projectId: p.id, name: 'H' });
+    await u.req('POST', `/v1/todos/${t.id}/move`, { parentId: p.id, headingId: h.id });
+    const conv = await u.req('POST', `/v1/headings/${h.id}/convert`, {});
+    const ov = (await u.req('GET', '/v1/views/overview')).containers;
+    expect(ov.find((c: Any) => c.id === conv.subproject.id).openCount).toBe(1);
+    expect(ov.find((c: Any) => c.id === p.id).openCount).toBe(0);
+    // A recurring completion: the logbook gets the copy, upcoming the rolled to-do.
+    await u.req('PATCH', `/v1/todos/${t.id}`, { whenDate: '2026-11-20', recurrence: { rule: 'FREQ=WEEKLY', basis: 'schedule' } });
+    await u.req('POST', `/v1/todos/${t.id}/complete`);
+    expect((await u.req('GET', '/v1/views/logbook')).days[0].todos.map((x: Any) => x.title)).toEqual(['renamed']);
+    expect((await u.req('GET', '/v1/views/upcoming')).days[0]).toMatchObject({ date: '2026-11-27', todos: [{ id: t.id, projected: false }] });
+    // A container delete removes its to-dos from every answer; the next read drops their entries.
+    await u.req('POST', `/v1/containers/${conv.subproject.id}/trash`);
+    await u.req('DELETE', `/v1/containers/${conv.subproject.id}`);
+    expect((await u.req('GET', '/v1/views/upcoming')).days).toEqual([]);
+    expect((await u.req('GET', '/v1/views/logbook')).days).toEqual([]);
+    const dek = await dekOf(u.session);
+    for (const c of chunks(u.userId)) {
+      const entries = JSON.parse(open(dek, rowAad(u.userId, INDEX_TABLE, c.id), c.sealed).toString()).e;
+      expect(Object.keys(entries)).not.toContain(t.id);
+    }
+  });
+});
+
+/** The user's data key as a request with this token holds it (server/auth/credentials.ts). */
+async function dekOf(token: string): Promise<Buffer> {
+  return (await authenticate(app.deps, `Bearer ${token}`)).dek;
+}
