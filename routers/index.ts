@@ -12,6 +12,7 @@ import { noteVersionsRouter } from './note-versions/router.js';
 import { trashRouter } from './trash/router.js';
 import { headingsRouter } from './headings/router.js';
 import { todosRouter } from './todos/router.js';
+import { linkTitleRouter } from './link-title/router.js';
 
 export const appRouter = router({
   auth: authRouter,
@@ -26,6 +27,7 @@ export const appRouter = router({
   trash: trashRouter,
   headings: headingsRouter,
   todos: todosRouter,
+  linkTitle: linkTitleRouter,
 });
 
 export type AppRouter = typeof appRouter;
