@@ -251,7 +251,16 @@ function readBody(
       const room = opts.maxBytes - bytes;
       const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
       bytes += part.length;
-      const stop = part.length ? (opts.onChunk ? opts.onChunk(part) === true : (chunks.push(part), false)) : false;
+      let stop = false;
+      try {
+        if (part.length && opts.onChunk) stop = opts.onChunk(part) === true;
+        else if (part.length) chunks.push(part);
+      } catch (err) {
+        // A throwing consumer must not become an uncaught exception in this event handler.
+        destroy();
+        finish(() => reject(err));
+        return;
+      }
       if (stop) {
         destroy();
         finish(() => resolve({ body: Buffer.concat(chunks), bytes, complete: false }));
