@@ -2,11 +2,11 @@
 // HTTPS pages with a certificate made at test time. Every URL here is loopback or `.invalid`, and
 // a connect watcher fails the run on any other address; the refused-address cases (private
 // targets, redirects to them) run in a loopback-only network namespace (test/net/door.test.ts).
-import { Writable } from 'node:stream';
 import type http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { call, createPat, expectProblem, registerUser } from '../helpers/http.js';
+import { logSink } from '../helpers/log-sink.js';
 import { html, pageServer, selfSignedCert, type Cert, type PageServer } from '../helpers/tls.js';
 import type { ConnectAttempt, Resolver } from '../../server/net/index.js';
 
@@ -17,13 +17,7 @@ const resolver: Resolver = async (name) => {
   throw Object.assign(new Error('not found'), { code: 'ENOTFOUND' });
 };
 
-const lines: string[] = [];
-const sink = new Writable({
-  write(chunk, _enc, cb) {
-    lines.push(...String(chunk).split('\n').filter(Boolean));
-    cb();
-  },
-});
+const { lines, stream: sink } = logSink();
 
 let cert: Cert;
 let app: TestApp;
