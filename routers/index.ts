@@ -15,6 +15,7 @@ import { todosRouter } from './todos/router.js';
 import { viewsRouter } from './views/router.js';
 import { filtersRouter } from './filters/router.js';
 import { searchRouter } from './search/router.js';
+import { linkTitleRouter } from './link-title/router.js';
 
 export const appRouter = router({
   auth: authRouter,
@@ -32,6 +33,7 @@ export const appRouter = router({
   views: viewsRouter,
   filters: filtersRouter,
   search: searchRouter,
+  linkTitle: linkTitleRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -70,6 +70,11 @@ export const LIMITS = {
   search: { q: 256 },
   tag: { name: 64, colorHex: 16 },
   linkTitleUrl: 2048,
+  /**
+   * Spec §4.16: one fetch, at most 5 redirects, 8 s in all, 256 KB read; the title is cut to 512
+   * characters. Tests shorten the deadline through `Config.linkTitleDeadlineMs`, never an env var.
+   */
+  linkTitle: { deadlineMs: 8_000, maxBytes: 256 * 1024, redirects: 5, titleMax: 512 },
   symbol: 64,
   colorHex: 16,
   trashPurgeDays: 30,
@@ -171,6 +176,8 @@ export type Config = {
   crashAfterCommit?: string | undefined;
   /** Overrides LIMITS.decryptRowsPerRequest (tests set a small one). */
   decryptRowLimit?: number;
+  /** Test-only: overrides LIMITS.linkTitle.deadlineMs (a never-answering server, a short wait). */
+  linkTitleDeadlineMs?: number;
 };
 
 export class ConfigError extends Error {}

@@ -5,6 +5,7 @@ import type { Db } from '../db/client.js';
 import type { Config } from './config.js';
 import type { ServerKeys } from './crypto/master-key.js';
 import type { Clock } from './clock.js';
+import type { OutboundTestHooks } from './net/index.js';
 
 export type Deps = {
   db: Db;
@@ -12,4 +13,9 @@ export type Deps = {
   keys: ServerKeys;
   clock: Clock;
   log: Logger;
+  /**
+   * Test-only hooks of the outbound door (server/net): a stub resolver, an extra trusted CA, a
+   * watcher of connect attempts. Absent in the real process.
+   */
+  outbound?: OutboundTestHooks;
 };

@@ -60,4 +60,37 @@ describe('layering', () => {
     for (const file of sources('rest')) for (const imp of importsOf(file)) if (isShell(imp)) bad.push(`${file} → ${imp}`);
     expect(bad).toEqual([]);
   });
+
+  it('server/net (the outbound door) imports only server/net and server/config, never routers/ or rest/', () => {
+    const bad: string[] = [];
+    for (const file of sources('server/net')) {
+      for (const imp of importsOf(file)) if (!imp.startsWith('server/net/') && imp !== 'server/config.ts') bad.push(`${file} → ${imp}`);
+    }
+    expect(sources('server/net').length).toBeGreaterThan(0);
+    expect(bad).toEqual([]);
+  });
+
+  // docs/architecture.md "One door for outbound HTTP": only server/net opens outbound connections.
+  // (client/ is the `cairn/client` package: it runs in the API consumer's process, not the server.)
+  const OUTBOUND: [string, RegExp][] = [
+    ['global fetch', /(?<![.\w])fetch\s*\(/],
+    ['http(s).request/get', /\bhttps?\.(request|get)\s*\(|\)\s*\.request\s*\(/],
+    ['net/tls connect', /\b(net|tls)\.(connect|createConnection)\s*\(/],
+    ['an outbound module', /from\s+'(node:)?(https|tls|dgram|http2|undici)'/],
+    ['request/get/connect imported from node:http or node:net', /import\s*\{[^}]*\b(request|get|connect|createConnection|Socket)\b[^}]*\}\s*from\s+'(node:)?(http|net)'/],
+    ['new WebSocket or Socket', /new\s+(WebSocket|net\.Socket|Socket)\s*\(/],
+  ];
+  const outboundCalls = (file: string) => {
+    const text = readFileSync(path.join(root, file), 'utf8');
+    return OUTBOUND.filter(([, re]) => re.test(text)).map(([what]) => `${file}: ${what}`);
+  };
+
+  it('finds the outbound calls of the door itself (so the scan below can fail)', () => {
+    expect(outboundCalls('server/net/fetch.ts')).toEqual(['server/net/fetch.ts: http(s).request/get', 'server/net/fetch.ts: an outbound module']);
+  });
+
+  it('nothing outside server/net opens an outbound connection', () => {
+    const files = [...sources('server'), ...sources('routers'), ...sources('rest'), ...sources('db'), ...sources('scripts').filter((f) => !f.startsWith('scripts/bench/'))];
+    expect(files.filter((f) => !f.startsWith('server/net/')).flatMap(outboundCalls)).toEqual([]);
+  });
 });

@@ -14,6 +14,7 @@ import { manualClock } from '../../server/clock.js';
 import { createRequestHandler } from '../../server/handler.js';
 import { attachClientErrorHandler } from '../../server/http.js';
 import type { Deps } from '../../server/deps.js';
+import type { OutboundTestHooks } from '../../server/net/index.js';
 import { appRouter } from '../../routers/index.js';
 import { createCallerFactory, createContextInner } from '../../routers/trpc.js';
 
@@ -34,7 +35,7 @@ export type TestApp = {
 export async function startApp(
   env: Record<string, string> = {},
   configPatch: Partial<Config> = {},
-  opts: { logStream?: NodeJS.WritableStream } = {},
+  opts: { logStream?: NodeJS.WritableStream; outbound?: OutboundTestHooks } = {},
 ): Promise<TestApp> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'cairn-test-'));
   const masterKey = randomBytes(32);
@@ -47,7 +48,7 @@ export async function startApp(
   const port = (server.address() as AddressInfo).port;
   const config: Config = { ...base, port, publicUrl: `http://127.0.0.1:${port}`, ...configPatch };
   const db = openDb(config.dbFile, { durability: config.durability });
-  const deps: Deps = { db, config, keys: deriveServerKeys(masterKey), clock, log: opts.logStream ? createLogger('info', opts.logStream) : createLogger('silent') };
+  const deps: Deps = { db, config, keys: deriveServerKeys(masterKey), clock, log: opts.logStream ? createLogger('info', opts.logStream) : createLogger('silent'), ...(opts.outbound ? { outbound: opts.outbound } : {}) };
   // As main.ts does (server/http.ts): what Node's parser refuses is answered as a problem.
   attachClientErrorHandler(server, deps);
   server.on('request', createRequestHandler(deps));

@@ -1,17 +1,11 @@
 // Issue 2 item 11: structured JSON logs with request id, route, status and duration; never a
 // secret or content.
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { call, createPat, registerUser } from '../helpers/http.js';
+import { logSink } from '../helpers/log-sink.js';
 
-const lines: string[] = [];
-const sink = new Writable({
-  write(chunk, _enc, cb) {
-    lines.push(...String(chunk).split('\n').filter(Boolean));
-    cb();
-  },
-});
+const { lines, stream: sink } = logSink();
 
 let app: TestApp;
 beforeAll(async () => {
