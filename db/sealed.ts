@@ -34,6 +34,7 @@ export const SEALED_TABLES: SealedTable[] = [
   { table: 'notes', idCol: 'id', userCol: 'user_id', sealedCol: 'sealed' },
   { table: 'note_versions', idCol: 'id', userCol: 'user_id', sealedCol: 'sealed' },
   { table: 'filters', idCol: 'id', userCol: 'user_id', sealedCol: 'sealed' },
+  { table: 'attachments', idCol: 'id', userCol: 'user_id', sealedCol: 'sealed' },
   // The sealed per-account to-do index (server/index/todo-index.ts): one row per chunk.
   { table: 'todo_index_chunks', idCol: 'id', userCol: 'user_id', sealedCol: 'sealed' },
 ];
