@@ -3,7 +3,7 @@
 // the kind, title, url and text are in `sealed`. The parent is polymorphic (a to-do, a container,
 // later an inbox item), so there is no foreign key to it: the models that delete a parent remove
 // its attachments explicitly, recording `attachment.deleted` (routers/attachments/remove.ts).
-import { sqliteTable, text, integer, blob, index } from 'drizzle-orm/sqlite-core';
+import { sqliteTable, text, integer, blob, index, primaryKey } from 'drizzle-orm/sqlite-core';
 import { users } from './accounts.js';
 import { notes } from './notes.js';
 
@@ -31,4 +31,41 @@ export const attachments = sqliteTable(
     index('attachments_user_note').on(t.userId, t.noteId),
     index('attachments_user_updated').on(t.userId, t.updatedAt),
   ],
+);
+
+/**
+ * The bytes of a file attachment, one AES-256-GCM seal per 64 KiB chunk (docs/security.md
+ * "Attachment files"). Chunks are written while the upload streams, before the attachment row
+ * exists, so there is no foreign key to `attachments`: the upload's staging row below owns them
+ * until the final transaction inserts the attachment, and every removal of an attachment deletes
+ * its chunks explicitly (routers/attachments/remove.ts).
+ */
+export const attachmentChunks = sqliteTable(
+  'attachment_chunks',
+  {
+    attachmentId: text('attachment_id').notNull(),
+    idx: integer('idx').notNull(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    sealed: blob('sealed', { mode: 'buffer' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.attachmentId, t.idx] }), index('attachment_chunks_user').on(t.userId)],
+);
+
+/**
+ * An upload in progress: its chunks are staged under `id` (the future attachment id). The final
+ * transaction deletes this row and inserts the attachment; a failed or aborted upload deletes it
+ * with its chunks; a crash leaves it behind for the sweep (server/jobs/sweep-uploads.ts).
+ */
+export const pendingUploads = sqliteTable(
+  'pending_uploads',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    startedAt: integer('started_at').notNull(),
+  },
+  (t) => [index('pending_uploads_started').on(t.startedAt)],
 );
