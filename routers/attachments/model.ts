@@ -17,7 +17,15 @@ import { removeAttachments } from './remove.js';
 import type { AttachmentKind, AttachmentOut } from './schema.js';
 
 export type AttachmentRow = typeof attachments.$inferSelect;
-export type AttachmentSealed = { kind: AttachmentKind; title: string | null; url: string | null; text: string | null };
+export type AttachmentSealed = {
+  kind: AttachmentKind | 'file';
+  title: string | null;
+  url: string | null;
+  text: string | null;
+  /** File attachments: the upload's Content-Type and byte size (routers/attachments/files.ts). */
+  contentType?: string;
+  size?: number;
+};
 
 const aad = (userId: string, id: string) => rowAad(userId, 'attachments', id);
 
@@ -25,7 +33,7 @@ export function openAttachment(dek: Buffer, row: AttachmentRow): AttachmentSeale
   return openJson<AttachmentSealed>(dek, aad(row.userId, row.id), row.sealed);
 }
 
-function toAttachment(row: AttachmentRow, s: AttachmentSealed): AttachmentOut {
+export function toAttachment(row: AttachmentRow, s: AttachmentSealed): AttachmentOut {
   return {
     id: row.id,
     parentType: row.parentType,
@@ -35,12 +43,14 @@ function toAttachment(row: AttachmentRow, s: AttachmentSealed): AttachmentOut {
     url: s.url,
     text: s.text,
     noteId: row.noteId,
+    contentType: s.contentType ?? null,
+    size: s.size ?? null,
     createdAt: iso(row.createdAt),
     updatedAt: iso(row.updatedAt),
   };
 }
 
-function getRow(tx: Tx | Db, userId: string, id: string): AttachmentRow {
+export function getAttachmentRow(tx: Tx | Db, userId: string, id: string): AttachmentRow {
   const row = tx.select().from(attachments).where(and(eq(attachments.userId, userId), eq(attachments.id, id))).get();
   if (!row) throw notFound('Attachment');
   return row;
@@ -104,7 +114,7 @@ export function createAttachment(deps: Deps, p: Principal, input: CreateAttachme
 }
 
 export function getAttachment(deps: Deps, p: Principal, id: string): AttachmentOut {
-  const row = getRow(deps.db, p.userId, id);
+  const row = getAttachmentRow(deps.db, p.userId, id);
   return toAttachment(row, openAttachment(p.dek, row));
 }
 
@@ -137,7 +147,7 @@ export function listAttachments(deps: Deps, p: Principal, query: ListQuery & { p
 
 export function updateAttachment(deps: Deps, p: Principal, input: { id: string; title?: string | null | undefined; url?: string | undefined; text?: string | undefined }): AttachmentOut {
   return deps.db.transaction((tx) => {
-    const row = getRow(tx, p.userId, input.id);
+    const row = getAttachmentRow(tx, p.userId, input.id);
     const s = openAttachment(p.dek, row);
     if (input.url !== undefined && s.kind !== 'url') throw invalid('/url', `a ${s.kind} attachment has no url`);
     if (input.text !== undefined && s.kind !== 'text') throw invalid('/text', `a ${s.kind} attachment has no text`);
@@ -158,7 +168,7 @@ export function updateAttachment(deps: Deps, p: Principal, input: { id: string; 
 
 export function deleteAttachment(deps: Deps, p: Principal, id: string): void {
   deps.db.transaction((tx) => {
-    getRow(tx, p.userId, id);
+    getAttachmentRow(tx, p.userId, id);
     removeAttachments(deps, tx, p.userId, [id], deps.clock());
   });
 }

@@ -1,9 +1,9 @@
 // Removing attachments for good: a DELETE, or the removal of what holds or names them (a to-do, the
 // containers of a deleted subtree, a note). Needs no data key (the 30-day purge runs key-less):
 // nothing is opened. Each removed attachment records `attachment.deleted` in the caller's
-// transaction.
+// transaction, and a file's sealed chunks are deleted with it.
 import { and, eq, inArray } from 'drizzle-orm';
-import { attachments, type AttachmentParent } from '../../db/schema/index.js';
+import { attachmentChunks, attachments, type AttachmentParent } from '../../db/schema/index.js';
 import type { Db, Tx } from '../../db/client.js';
 import { recordEvent } from '../../server/events.js';
 
@@ -13,7 +13,10 @@ function removeWhere(deps: { db: Db }, tx: Tx | Db, userId: string, col: typeof 
     const conds = [eq(attachments.userId, userId), inArray(col, ids.slice(i, i + 500)), ...(parentType ? [eq(attachments.parentType, parentType)] : [])];
     const gone = tx.select({ id: attachments.id }).from(attachments).where(and(...conds)).all();
     for (const a of gone) recordEvent(deps, { userId, type: 'attachment.deleted', id: a.id, at: now });
-    if (gone.length) tx.delete(attachments).where(and(...conds)).run();
+    if (!gone.length) continue;
+    // A file's bytes go with it (no foreign key: chunks are staged before the row exists).
+    tx.delete(attachmentChunks).where(and(eq(attachmentChunks.userId, userId), inArray(attachmentChunks.attachmentId, gone.map((a) => a.id)))).run();
+    tx.delete(attachments).where(and(...conds)).run();
   }
 }
 
