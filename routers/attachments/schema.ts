@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { LIMITS } from '../../server/config.js';
 import { ClientId, IdRef } from '../../server/ids.js';
 import { ListQueryShape } from '../../db/paging.js';
-import { Timestamp, PathId } from '../common.js';
+import { Timestamp, PathId, checkHttpUrl } from '../common.js';
 import { ATTACHMENT_PARENTS } from '../../db/schema/attachments.js';
 
 export const ATTACHMENT_KINDS = ['url', 'text', 'note'] as const;
@@ -15,16 +15,7 @@ export const AttachmentUrl = z
   .string()
   .min(1)
   .max(LIMITS.attachment.url)
-  .superRefine((value, ctx) => {
-    let url: URL;
-    try {
-      url = new URL(value);
-    } catch {
-      ctx.addIssue({ code: 'custom', message: 'must be an absolute http or https URL' });
-      return;
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') ctx.addIssue({ code: 'custom', message: 'must be an http or https URL' });
-  });
+  .superRefine((value, ctx) => checkHttpUrl(value, ctx));
 
 export const AttachmentText = z
   .string()
