@@ -14,6 +14,8 @@ import { startApp, type TestApp } from '../helpers/app.js';
 import { call, createPat, expectProblem, registerUser } from '../helpers/http.js';
 import { eventsOf } from '../../server/events.js';
 import { sweepUploads, STALE_UPLOAD_MS } from '../../routers/attachments/files.js';
+import { limiterFor } from '../../routers/middleware/rate-limit.js';
+import { credentialBucketKey } from '../../server/auth/credentials.js';
 
 let app: TestApp;
 let token: string;
@@ -405,18 +407,39 @@ describe('file attachments', () => {
     expect(put.headers.get('allow')).toBe('GET');
   });
 
-  it('the file routes count against the per-credential buckets of /v1', async () => {
+  it('the file routes count against the per-credential buckets of /v1 (the upload also against the write bucket)', async () => {
+    const t = await todo();
+    const limiter = limiterFor(app.deps);
+    const subject = credentialBucketKey(`Bearer ${token}`)!;
+    const left = () => {
+      const [all, writes] = limiter.hit([{ name: 'credential', subject }, { name: 'credentialWrites', subject }], { peek: true });
+      return { all: all!.remaining, writes: writes!.remaining };
+    };
+    const start = left();
+    const up = await upload(Buffer.from('counted'), { parentId: t });
+    expect(up.status).toBe(201);
+    const afterUpload = left();
+    expect(afterUpload).toEqual({ all: start.all - 1, writes: start.writes - 1 });
+    expect((await download(up.body.id)).res.status).toBe(200);
+    expect(left()).toEqual({ all: afterUpload.all - 1, writes: afterUpload.writes });
+    // The same buckets a /v1 procedure spends.
+    await call(app, 'GET', `/v1/attachments/${up.body.id}`, { token });
+    expect(left()).toEqual({ all: afterUpload.all - 2, writes: afterUpload.writes });
+  });
+
+  it('a spent credential bucket refuses the file routes with 429', async () => {
     const limited = await startApp({ CAIRN_RATE_LIMIT_FACTOR: '1' });
     try {
       const u = await registerUser(limited);
-      const t = (await call(limited, 'POST', '/v1/todos', { token: u.session, body: { title: 'x' } })).body.id as string;
-      const first = await fetch(`${limited.url}/v1/attachments/files?parentType=todo&parentId=${t}`, { method: 'POST', headers: { authorization: `Bearer ${u.session}` }, body: 'x' });
-      expect(first.status).toBe(201);
-      const credentialLeft = Number(first.headers.get('ratelimit')?.match(/r=(\d+)/)?.[1] ?? first.headers.get('ratelimit-remaining'));
-      const j = await call(limited, 'GET', '/v1/me', { token: u.session });
-      const after = Number(j.headers.get('ratelimit')?.match(/r=(\d+)/)?.[1] ?? j.headers.get('ratelimit-remaining'));
-      expect(Number.isFinite(credentialLeft)).toBe(true);
-      expect(after).toBeLessThan(credentialLeft);
+      const subject = credentialBucketKey(`Bearer ${u.session}`)!;
+      const limiter = limiterFor(limited.deps);
+      // Spend the bucket as 600 requests would.
+      while (limiter.hit([{ name: 'credential', subject }], { peek: true })[0]!.remaining > 0) limiter.hit([{ name: 'credential', subject }]);
+      const r = await call(limited, 'GET', '/v1/attachments/0A1B2C3D-0000-4000-8000-00000000000A/file', { token: u.session });
+      expectProblem(r, 429, 'rate_limited');
+      expect(r.headers.get('retry-after')).toBeTruthy();
+      const w = await fetch(`${limited.url}/v1/attachments/files?parentType=todo&parentId=X`, { method: 'POST', headers: { authorization: `Bearer ${u.session}` }, body: 'x' });
+      expect(w.status).toBe(429);
     } finally {
       await limited.close();
     }
