@@ -81,6 +81,14 @@ describe('sealed at rest', () => {
     expect(urlAtt.status).toBe(201);
     await call(app, 'POST', '/v1/attachments', { token: u.session, body: { parentType: 'container', parentId: project.body.id, kind: 'text', text: `${MARKER} attached text` } });
     await call(app, 'PATCH', `/v1/attachments/${urlAtt.body.id}`, { token: u.session, body: { title: `${MARKER} link renamed` } });
+    // A file: its bytes (in sealed chunks), its content type and title.
+    const fileRes = await fetch(`${app.url}/v1/attachments/files?parentType=todo&parentId=${todoId}&title=${encodeURIComponent(`${MARKER} file`)}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${u.session}`, 'content-type': `application/x-${MARKER.toLowerCase()}` },
+      body: `${MARKER} file bytes `.repeat(10_000),
+    });
+    expect(fileRes.status).toBe(201);
+    const fileId = ((await fileRes.json()) as { id: string }).id;
 
     // Every sealed table got a row from this user (so a new table cannot be forgotten silently).
     for (const t of SEALED_TABLES) {
@@ -112,6 +120,8 @@ describe('sealed at rest', () => {
     expect((await call(app, 'GET', `/v1/notes/${noteRes.body.id}`, { token: u.session })).body).toMatchObject({ title: `${MARKER} note title`, body: `${MARKER} note body` });
     expect((await call(app, 'GET', `/v1/note-folders/${noteFolder.body.id}`, { token: u.session })).body.name).toBe(`${MARKER} folder`);
     expect((await call(app, 'GET', `/v1/attachments/${urlAtt.body.id}`, { token: u.session })).body).toMatchObject({ url: `https://example.test/${MARKER}`, title: `${MARKER} link renamed` });
+    const file = await fetch(`${app.url}/v1/attachments/${fileId}/file`, { headers: { authorization: `Bearer ${u.session}` } });
+    expect(await file.text()).toBe(`${MARKER} file bytes `.repeat(10_000));
   });
 
   it('a sealed value moved to another row (or another user) fails to open', async () => {
