@@ -34,9 +34,42 @@ export const SEALED_TABLES: SealedTable[] = [
   { table: 'notes', idCol: 'id', userCol: 'user_id', sealedCol: 'sealed' },
   { table: 'note_versions', idCol: 'id', userCol: 'user_id', sealedCol: 'sealed' },
   { table: 'filters', idCol: 'id', userCol: 'user_id', sealedCol: 'sealed' },
+  { table: 'attachments', idCol: 'id', userCol: 'user_id', sealedCol: 'sealed' },
   // The sealed per-account to-do index (server/index/todo-index.ts): one row per chunk.
   { table: 'todo_index_chunks', idCol: 'id', userCol: 'user_id', sealedCol: 'sealed' },
 ];
+
+/**
+ * The AAD of one chunk of a file attachment's bytes (routers/attachments/files.ts): user,
+ * attachment id, chunk index and the last-chunk flag, so a chunk cannot be moved, swapped into
+ * another file, or a file cut short without failing to open.
+ */
+export function chunkAad(userId: string, attachmentId: string, idx: number, last: boolean): Buffer {
+  return rowAad(userId, 'attachment_chunks', `${attachmentId}\0${idx}\0${last ? 1 : 0}`);
+}
+
+/**
+ * File chunks are re-sealed on rotation too, one at a time (a file's bytes are never all in
+ * memory), in the rotation's transaction. Uploads still streaming are dropped: rotation ends every
+ * credential, so they could not finish, and their chunks are under the old key.
+ */
+function resealChunks(sqlite: Database.Database, userId: string, oldDek: Buffer, newDek: Buffer): number {
+  sqlite.prepare('DELETE FROM attachment_chunks WHERE user_id = ? AND attachment_id IN (SELECT id FROM pending_uploads WHERE user_id = ?)').run(userId, userId);
+  sqlite.prepare('DELETE FROM pending_uploads WHERE user_id = ?').run(userId);
+  const keys = sqlite
+    .prepare(
+      `SELECT c.attachment_id AS id, c.idx AS idx, c.idx = (SELECT max(idx) FROM attachment_chunks m WHERE m.attachment_id = c.attachment_id) AS last
+         FROM attachment_chunks c WHERE c.user_id = ? ORDER BY c.attachment_id, c.idx`,
+    )
+    .all(userId) as { id: string; idx: number; last: number }[];
+  const get = sqlite.prepare('SELECT sealed FROM attachment_chunks WHERE attachment_id = ? AND idx = ? AND user_id = ?').pluck();
+  const put = sqlite.prepare('UPDATE attachment_chunks SET sealed = ? WHERE attachment_id = ? AND idx = ? AND user_id = ?');
+  for (const k of keys) {
+    const plain = open(oldDek, chunkAad(userId, k.id, k.idx, k.last === 1), get.get(k.id, k.idx, userId) as Buffer);
+    put.run(seal(newDek, chunkAad(userId, k.id, k.idx, k.last === 1), plain), k.id, k.idx, userId);
+  }
+  return keys.length;
+}
 
 /** Re-seals every row of the user under a new data key. Call inside a transaction. */
 export function resealUser(sqlite: Database.Database, userId: string, oldDek: Buffer, newDek: Buffer): number {
@@ -58,5 +91,5 @@ export function resealUser(sqlite: Database.Database, userId: string, oldDek: Bu
       count++;
     }
   }
-  return count;
+  return count + resealChunks(sqlite, userId, oldDek, newDek);
 }

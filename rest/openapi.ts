@@ -197,6 +197,47 @@ export function buildOpenApiDocument(publicUrl: string): Json {
     parameters: [{ name: 'code', in: 'path', required: true, schema: { type: 'string', enum: Object.keys(ERROR_TABLE) } }],
     responses: { '404': problemRef('not_found') },
   });
+  // The attachment file routes (rest/files.ts): raw bodies, so plain routes, authenticated like
+  // the procedures. The upload answers with the attachment's JSON (the schema of GET /v1/attachments/{id}).
+  const attachmentSchema = doc.paths['/v1/attachments/{id}']?.get?.responses?.['200']?.content?.['application/json']?.schema ?? { type: 'object' };
+  const authed = (codes: ErrorCode[]) => Object.fromEntries(codes.map((c) => [String(ERROR_TABLE[c].status), problemRef(c)]));
+  doc.paths['/v1/attachments/files'] = {
+    post: {
+      operationId: 'attachments-uploadFile',
+      summary: 'Upload a file attachment (raw body)',
+      description:
+        'The request body is the file, any `Content-Type` (kept, sealed, and served back by GET /v1/attachments/{id}/file). At most 25 MiB by default (`CAIRN_MAX_UPLOAD_BYTES`): a larger body is refused with 413 while it streams. The bytes are sealed in 64 KiB chunks; the attachment appears only once the whole body is stored. `parentType: inbox` is refused until inbox items exist.\n\nScopes: attachments:write.',
+      tags: ['attachments'],
+      security: [{ bearer: [] }],
+      'x-scopes': ['attachments:write'],
+      parameters: [
+        { name: 'parentType', in: 'query', required: true, schema: { type: 'string', enum: ['todo', 'container', 'inbox'] } },
+        { name: 'parentId', in: 'query', required: true, schema: { type: 'string', minLength: 1, maxLength: 64 } },
+        { name: 'title', in: 'query', required: false, schema: { type: 'string', maxLength: 512 } },
+      ],
+      requestBody: { required: true, content: { '*/*': { schema: { type: 'string', format: 'binary' } } } },
+      responses: {
+        '201': { description: 'The file attachment', headers: RATE_HEADERS, content: { 'application/json': { schema: attachmentSchema } } },
+        ...authed(['unauthorized', 'forbidden_scope', 'method_not_allowed', 'payload_too_large', 'validation_failed', 'rate_limited', 'internal']),
+      },
+    },
+  };
+  doc.paths['/v1/attachments/{id}/file'] = {
+    get: {
+      operationId: 'attachments-downloadFile',
+      summary: "Download a file attachment's bytes",
+      description:
+        'Streams the decrypted bytes with their original `Content-Type`, `Content-Length` and `X-Content-Type-Options: nosniff`. Types a browser would run or render as a page (HTML, SVG, XML, JavaScript, and any type not known to be passive) are served as `application/octet-stream` with `Content-Disposition: attachment`. A non-file attachment is 404. A stored chunk that fails to open is a 500 when found before the headers, else the connection is closed.\n\nScopes: attachments:read.',
+      tags: ['attachments'],
+      security: [{ bearer: [] }],
+      'x-scopes': ['attachments:read'],
+      parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string', maxLength: 64 } }],
+      responses: {
+        '200': { description: 'The file', headers: { ...RATE_HEADERS, 'Content-Length': { schema: { type: 'integer' } }, 'Content-Disposition': { schema: { type: 'string' } } }, content: { '*/*': { schema: { type: 'string', format: 'binary' } } } },
+        ...authed(['unauthorized', 'forbidden_scope', 'not_found', 'method_not_allowed', 'validation_failed', 'rate_limited', 'internal']),
+      },
+    },
+  };
   dropUnusedComponents(doc);
   return doc;
 }

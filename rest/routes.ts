@@ -28,7 +28,13 @@ export const REST_ROUTES: RouteInfo[] = collect();
 
 export const ROUTE_BY_PROCEDURE = new Map(REST_ROUTES.map((r) => [r.procedurePath, r]));
 
+/** The plain (non-procedure) /v1 routes of server/app.ts: rest/files.ts. */
+const PLAIN_V1: { method: string; pattern: RegExp }[] = [
+  { method: 'POST', pattern: /^\/v1\/attachments\/files\/?$/i },
+  { method: 'GET', pattern: /^\/v1\/attachments\/[^/]+\/file\/?$/i },
+];
+
 /** Methods that some route serves at this path (for 405 and Allow). */
 export function methodsAt(pathname: string): string[] {
-  return [...new Set(REST_ROUTES.filter((r) => r.pattern.test(pathname)).map((r) => r.method))];
+  return [...new Set([...REST_ROUTES, ...PLAIN_V1].filter((r) => r.pattern.test(pathname)).map((r) => r.method))];
 }

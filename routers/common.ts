@@ -45,3 +45,19 @@ export const IdParam = { id: PathId };
 
 /** Body-less actions still refuse unknown properties. */
 export const EmptyBody = z.object({}).strict();
+
+/**
+ * An absolute http(s) URL check for zod's superRefine (link titles, url attachments): the WHATWG
+ * parser must read it; `noUserinfo` also refuses a user name or password in it.
+ */
+export function checkHttpUrl(value: string, ctx: z.RefinementCtx, opts: { noUserinfo?: boolean } = {}): void {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    ctx.addIssue({ code: 'custom', message: 'must be an absolute http or https URL' });
+    return;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') ctx.addIssue({ code: 'custom', message: 'must be an http or https URL' });
+  else if (opts.noUserinfo && (url.username || url.password)) ctx.addIssue({ code: 'custom', message: 'must not carry a user name or password' });
+}

@@ -16,6 +16,7 @@ import { viewsRouter } from './views/router.js';
 import { filtersRouter } from './filters/router.js';
 import { searchRouter } from './search/router.js';
 import { linkTitleRouter } from './link-title/router.js';
+import { attachmentsRouter } from './attachments/router.js';
 
 export const appRouter = router({
   auth: authRouter,
@@ -34,6 +35,7 @@ export const appRouter = router({
   filters: filtersRouter,
   search: searchRouter,
   linkTitle: linkTitleRouter,
+  attachments: attachmentsRouter,
 });
 
 export type AppRouter = typeof appRouter;

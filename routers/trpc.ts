@@ -114,6 +114,17 @@ export const publicProcedure = t.procedure.use(({ ctx, meta, type, next }) => {
   return withRouteLimit(ctx, { mutation: type === 'mutation', buckets: meta?.rateLimits }, () => next());
 });
 
+/** The route's grants (spec §5.3 rule 4): first-party only, and every scope of the meta. Shared with the plain file routes (rest/files.ts). */
+export function requireGrants(principal: Principal, meta: Pick<Meta, 'scopes' | 'firstPartyOnly'> | undefined): void {
+  if (meta?.firstPartyOnly && principal.kind !== 'session') {
+    throw new AppError('forbidden_scope', 'This route is for first-party app sessions only.');
+  }
+  const missing = (meta?.scopes ?? []).filter((s) => !principal.scopes.has(s));
+  if (missing.length) {
+    throw new AppError('forbidden_scope', `The credential lacks the scope${missing.length > 1 ? 's' : ''} ${missing.join(', ')}.`);
+  }
+}
+
 /**
  * Authenticated procedures. Order: the per-credential bucket (keyed by the presented token, before
  * any DB lookup); the credential and the meta's scopes (spec §5.3 rule 4); an idempotent replay
@@ -123,13 +134,7 @@ export const authedProcedure = t.procedure.use(async ({ ctx, meta, type, path, g
   noStoreSecrets(ctx, meta);
   limitCredential(ctx);
   const principal = await authenticate(ctx.deps, ctx.authorization);
-  if (meta?.firstPartyOnly && principal.kind !== 'session') {
-    throw new AppError('forbidden_scope', 'This route is for first-party app sessions only.');
-  }
-  const missing = (meta?.scopes ?? []).filter((s) => !principal.scopes.has(s));
-  if (missing.length) {
-    throw new AppError('forbidden_scope', `The credential lacks the scope${missing.length > 1 ? 's' : ''} ${missing.join(', ')}.`);
-  }
+  requireGrants(principal, meta);
   const authed: AuthedContext = { ...ctx, principal };
   const mutation = type === 'mutation';
   const result = await planIdempotent({

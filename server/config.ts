@@ -48,6 +48,8 @@ const EnvSchema = z.object({
   // items) the decrypting operations (views, filters, search, sealed-field lists) answer
   // account_too_large (server/account-size.ts).
   CAIRN_MAX_ACCOUNT_ITEMS: z.coerce.number().int().min(1).default(250_000),
+  /** DECISIONS §4: the largest file upload in bytes (POST /v1/attachments/files). */
+  CAIRN_MAX_UPLOAD_BYTES: z.coerce.number().int().min(1).default(25 * 1024 * 1024),
   // Test-only fault injection (routers/middleware/write.ts): die right after this procedure's
   // transaction commits, before its answer is sent.
   CAIRN_UNSAFE_CRASH_AFTER_COMMIT: z.string().optional(),
@@ -86,6 +88,8 @@ export const LIMITS = {
   email: 254,
   /** DECISIONS §4: JSON bodies up to 1 MiB; file uploads up to 25 MiB. */
   jsonBodyBytes: 1024 * 1024,
+  /** File bytes are sealed in chunks of this size (docs/security.md "Attachment files"). */
+  fileChunkBytes: 64 * 1024,
   /** Issue 11.10 (docs/api.md): arrays/objects nested at most this deep in a JSON body. */
   jsonDepth: 32,
   fileBodyBytes: 25 * 1024 * 1024,
@@ -172,6 +176,8 @@ export type Config = {
   durability: 'full' | 'relaxed';
   /** CAIRN_MAX_ACCOUNT_ITEMS: the account_too_large threshold (server/account-size.ts). */
   maxAccountItems: number;
+  /** CAIRN_MAX_UPLOAD_BYTES: the file upload limit (413 payload_too_large past it, found while streaming). */
+  maxUploadBytes: number;
   /** Test-only: the procedure path after whose commit the process kills itself. */
   crashAfterCommit?: string | undefined;
   /** Overrides LIMITS.decryptRowsPerRequest (tests set a small one). */
@@ -207,6 +213,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     durability: e.CAIRN_DURABILITY,
     maxAccountItems: e.CAIRN_MAX_ACCOUNT_ITEMS,
+    maxUploadBytes: e.CAIRN_MAX_UPLOAD_BYTES,
     crashAfterCommit: e.CAIRN_UNSAFE_CRASH_AFTER_COMMIT || undefined,
   };
 }

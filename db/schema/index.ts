@@ -7,3 +7,4 @@ export * from './notes.js';
 export * from './instance.js';
 export * from './todo-index.js';
 export * from './filters.js';
+export * from './attachments.js';

@@ -15,6 +15,7 @@ import { newId } from '../../server/ids.js';
 import { iso, isoOrNull } from '../../server/clock.js';
 import { openJson, rowAad, sealJson } from '../../server/crypto/seal.js';
 import { recordEvent, type EventType } from '../../server/events.js';
+import { removeAttachmentsOf, removeAttachmentsToNotes } from '../attachments/remove.js';
 import { BAND_TABLES, bandIdTaken } from '../../server/band.js';
 import { decryptBudget } from '../../server/decrypt-budget.js';
 import { containerIsDead, containerSubtree, deadContainerIds } from './live.js';
@@ -318,12 +319,16 @@ export function deleteContainer(deps: Deps, p: Principal, id: string): void {
         .all(p.userId, ...subtree) as { id: string }[];
       for (const it of items) recordEvent(deps, { userId: p.userId, type: `${t.kind}.deleted` as EventType, id: it.id, at: now });
       if (t.table === 'todos') unindexTodos(sqlite, p, items.map((it) => it.id));
+      // Their attachments go with them: a to-do's own, and note attachments pointing at a note.
+      if (t.kind === 'todo') removeAttachmentsOf(deps, tx, p.userId, 'todo', items.map((it) => it.id), now);
+      if (t.kind === 'note') removeAttachmentsToNotes(deps, tx, p.userId, items.map((it) => it.id), now);
       sqlite.prepare(`DELETE FROM "${t.table}" WHERE "${t.userCol}" = ? AND "${t.parentCol}" IN (${marks})`).run(p.userId, ...subtree);
     }
     const hs = tx.select({ id: headings.id }).from(headings).where(and(eq(headings.userId, p.userId), inArray(headings.projectId, subtree))).all();
     for (const h of hs) recordEvent(deps, { userId: p.userId, type: 'heading.deleted', id: h.id, at: now });
     tx.delete(headings).where(and(eq(headings.userId, p.userId), inArray(headings.projectId, subtree))).run();
     // Deepest first, so no row is removed by the foreign-key cascade behind the model's back.
+    removeAttachmentsOf(deps, tx, p.userId, 'container', subtree, now);
     for (const cid of [...subtree].reverse()) {
       recordEvent(deps, { userId: p.userId, type: 'container.deleted', id: cid, at: now });
       tx.delete(containers).where(and(eq(containers.userId, p.userId), eq(containers.id, cid))).run();

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { LIMITS } from '../../server/config.js';
+import { checkHttpUrl } from '../common.js';
 
 /** Spec §4.16, §8.2: a URL of 1..2048 characters; http or https, no user name or password in it. */
 export const LinkTitleInput = z
@@ -8,17 +9,7 @@ export const LinkTitleInput = z
       .string()
       .min(1)
       .max(LIMITS.linkTitleUrl)
-      .superRefine((value, ctx) => {
-        let url: URL;
-        try {
-          url = new URL(value);
-        } catch {
-          ctx.addIssue({ code: 'custom', message: 'must be an absolute http or https URL' });
-          return;
-        }
-        if (url.protocol !== 'http:' && url.protocol !== 'https:') ctx.addIssue({ code: 'custom', message: 'must be an http or https URL' });
-        else if (url.username || url.password) ctx.addIssue({ code: 'custom', message: 'must not carry a user name or password' });
-      }),
+      .superRefine((value, ctx) => checkHttpUrl(value, ctx, { noUserinfo: true })),
   })
   .strict();
 

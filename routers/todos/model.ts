@@ -14,6 +14,7 @@ import { newId } from '../../server/ids.js';
 import { LIMITS } from '../../server/config.js';
 import { iso, isoOrNull } from '../../server/clock.js';
 import { openJson, rowAad, sealJson } from '../../server/crypto/seal.js';
+import { removeAttachmentsOf } from '../attachments/remove.js';
 import { recordEvent } from '../../server/events.js';
 import { bandIdTaken, bandKeyFor, type Band } from '../../server/band.js';
 import { DecryptBudget } from '../../server/decrypt-budget.js';
@@ -441,7 +442,9 @@ export function deleteTodo(deps: Deps, p: Principal, id: string): void {
     const res = tx.delete(todos).where(and(eq(todos.userId, p.userId), eq(todos.id, id))).run();
     if (res.changes === 0) throw notFound('To-do');
     unindexTodo(deps.db.$client, p, id);
-    recordEvent(deps, { userId: p.userId, type: 'todo.deleted', id, at: deps.clock() });
+    const now = deps.clock();
+    removeAttachmentsOf(deps, tx, p.userId, 'todo', [id], now);
+    recordEvent(deps, { userId: p.userId, type: 'todo.deleted', id, at: now });
   });
 }
 

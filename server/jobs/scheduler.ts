@@ -1,6 +1,7 @@
 // A small in-process scheduler for periodic jobs (purges). Each job runs on a real-time interval
 // but reads "now" from the injected clock; a failing job is logged and tried again next time.
 // Jobs are synchronous (better-sqlite3), so two runs never overlap.
+import { sweepUploads } from '../../routers/attachments/files.js';
 import type { Deps } from '../deps.js';
 import { purgeIdempotencyKeys } from './purge.js';
 import { purgeTrash } from './purge-trash.js';
@@ -13,6 +14,8 @@ export const JOBS: Job[] = [
   { name: 'purge-idempotency-keys', everyMs: 10 * 60_000, run: purgeIdempotencyKeys },
   { name: 'purge-trash', everyMs: 60 * 60_000, run: purgeTrash },
   { name: 'purge-credentials', everyMs: 10 * 60_000, run: purgeCredentials },
+  // Uploads a crash left half-staged (routers/attachments/files.ts).
+  { name: 'sweep-uploads', everyMs: 10 * 60_000, run: sweepUploads },
 ];
 
 export function runJob(deps: Deps, job: Job): void {

@@ -75,6 +75,21 @@ describe('sealed at rest', () => {
     const noteVersion = (await call(app, 'GET', `/v1/notes/${noteRes.body.id}/versions`, { token: u.session })).body.data.at(-1);
     await call(app, 'POST', `/v1/notes/${noteRes.body.id}/versions/${noteVersion.id}/restore`, { token: u.session });
 
+    // Attachments: title, url and text (and the kind) are sealed; the note relation is plaintext.
+    const todoId = (await call(app, 'GET', '/v1/todos', { token: u.session })).body.data[0].id as string;
+    const urlAtt = await call(app, 'POST', '/v1/attachments', { token: u.session, body: { parentType: 'todo', parentId: todoId, kind: 'url', url: `https://example.test/${MARKER}`, title: `${MARKER} link` } });
+    expect(urlAtt.status).toBe(201);
+    await call(app, 'POST', '/v1/attachments', { token: u.session, body: { parentType: 'container', parentId: project.body.id, kind: 'text', text: `${MARKER} attached text` } });
+    await call(app, 'PATCH', `/v1/attachments/${urlAtt.body.id}`, { token: u.session, body: { title: `${MARKER} link renamed` } });
+    // A file: its bytes (in sealed chunks), its content type and title.
+    const fileRes = await fetch(`${app.url}/v1/attachments/files?parentType=todo&parentId=${todoId}&title=${encodeURIComponent(`${MARKER} file`)}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${u.session}`, 'content-type': `application/x-${MARKER.toLowerCase()}` },
+      body: `${MARKER} file bytes `.repeat(10_000),
+    });
+    expect(fileRes.status).toBe(201);
+    const fileId = ((await fileRes.json()) as { id: string }).id;
+
     // Every sealed table got a row from this user (so a new table cannot be forgotten silently).
     for (const t of SEALED_TABLES) {
       const n = app.deps.db.$client.prepare(`SELECT count(*) AS n FROM "${t.table}" WHERE "${t.userCol}" = ? AND "${t.sealedCol}" IS NOT NULL`).get(u.userId) as { n: number };
@@ -104,6 +119,9 @@ describe('sealed at rest', () => {
     expect((await call(app, 'GET', '/v1/tags', { token: u.session })).body.data[0].name).toBe(`${MARKER} tag`);
     expect((await call(app, 'GET', `/v1/notes/${noteRes.body.id}`, { token: u.session })).body).toMatchObject({ title: `${MARKER} note title`, body: `${MARKER} note body` });
     expect((await call(app, 'GET', `/v1/note-folders/${noteFolder.body.id}`, { token: u.session })).body.name).toBe(`${MARKER} folder`);
+    expect((await call(app, 'GET', `/v1/attachments/${urlAtt.body.id}`, { token: u.session })).body).toMatchObject({ url: `https://example.test/${MARKER}`, title: `${MARKER} link renamed` });
+    const file = await fetch(`${app.url}/v1/attachments/${fileId}/file`, { headers: { authorization: `Bearer ${u.session}` } });
+    expect(await file.text()).toBe(`${MARKER} file bytes `.repeat(10_000));
   });
 
   it('a sealed value moved to another row (or another user) fails to open', async () => {
