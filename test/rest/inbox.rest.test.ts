@@ -1,0 +1,241 @@
+// Spec §2.7, §4.11 (docs/api.md "Inbox"): captures, the page title arriving after the capture has
+// answered, list filters and paging, status transitions, all over HTTP. Pages are loopback HTTPS
+// with a certificate made at test time; a connect watcher fails the run on any other address.
+import type http from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startApp, type TestApp } from '../helpers/app.js';
+import { call, createPat, expectProblem, registerUser } from '../helpers/http.js';
+import { html, pageServer, selfSignedCert, type Cert, type PageServer } from '../helpers/tls.js';
+import type { ConnectAttempt, Resolver } from '../../server/net/index.js';
+import { eventsOf } from '../../server/events.js';
+import { inboxTitlesSettled } from '../../routers/inbox/model.js';
+
+const attempts: ConnectAttempt[] = [];
+const resolver: Resolver = async (name) => {
+  if (name === 'localhost') return [{ address: '127.0.0.1', family: 4 }];
+  throw Object.assign(new Error('not found'), { code: 'ENOTFOUND' });
+};
+
+let cert: Cert;
+let app: TestApp;
+let session: string;
+let userId: string;
+let site: PageServer;
+const routes = new Map<string, (req: http.IncomingMessage, res: http.ServerResponse) => void>();
+/** Requests the page server has answered, by path (to show the fetch happened after the answer). */
+const served: string[] = [];
+
+beforeAll(async () => {
+  cert = selfSignedCert();
+  app = await startApp({ CAIRN_UNSAFE_ALLOW_LOOPBACK: '1' }, { linkTitleDeadlineMs: 1_500 }, {
+    outbound: { resolver, ca: cert.cert, onConnect: (a) => attempts.push(a) },
+  });
+  const u = await registerUser(app);
+  session = u.session;
+  userId = u.userId;
+  site = await pageServer((req, res) => {
+    served.push(req.url ?? '');
+    const route = routes.get(req.url ?? '');
+    if (route) route(req, res);
+    else html(res, '<title>not here</title>', 404);
+  }, cert);
+});
+afterAll(async () => {
+  await inboxTitlesSettled();
+  await site?.close();
+  await app?.close();
+  expect(attempts.filter((a) => a.address !== '127.0.0.1' && a.address !== '::1')).toEqual([]);
+});
+
+const post = (path: string, body?: unknown, token = session, headers?: Record<string, string>) => call(app, 'POST', path, { token, ...(body !== undefined ? { body } : {}), ...(headers ? { headers } : {}) });
+const get = (path: string, token = session) => call(app, 'GET', path, { token });
+const page = (path: string, body: string, status?: number, type?: string) => {
+  routes.set(path, (_req, res) => html(res, body, status, type));
+  return `${site.origin}${path}`;
+};
+const eventTypes = (id: string) => eventsOf(app.deps.db, userId).filter((e) => e.data.id === id).map((e) => e.type);
+
+describe('POST /v1/inbox: captures (spec §4.11)', () => {
+  it('captures a text with whenDate: 201, open, inbox.created, readable at once', async () => {
+    const r = await post('/v1/inbox', { kind: 'text', text: 'Buy milk', whenDate: '2026-12-01' });
+    expect(r.status, r.text).toBe(201);
+    expect(r.body).toMatchObject({ kind: 'text', text: 'Buy milk', url: null, title: null, whenDate: '2026-12-01', status: 'open' });
+    expect((await get(`/v1/inbox/${r.body.id}`)).body).toEqual(r.body);
+    expect(eventTypes(r.body.id)).toEqual(['inbox.created']);
+  });
+
+  it('refuses bad captures at their pointers', async () => {
+    const cases: [unknown, string][] = [
+      [{ kind: 'text' }, '/text'],
+      [{ kind: 'text', text: '   ' }, '/text'],
+      [{ kind: 'text', text: 'x'.repeat(2049) }, '/text'],
+      [{ kind: 'text', text: 'a', url: 'https://example.com/' }, '/url'],
+      [{ kind: 'url' }, '/url'],
+      [{ kind: 'url', url: 'javascript:alert(1)' }, '/url'],
+      [{ kind: 'url', url: 'not a url' }, '/url'],
+      [{ kind: 'url', url: `https://example.com/${'a'.repeat(2048)}` }, '/url'],
+      [{ kind: 'text', text: 'a', whenDate: '2026-02-30' }, '/whenDate'],
+      [{ kind: 'text', text: 'a', id: 'lowercase-not-uuid' }, '/id'],
+      [{ kind: 'file', text: 'a' }, '/kind'],
+      [{ kind: 'text', text: 'a', status: 'moved' }, '/status'],
+    ];
+    for (const [body, pointer] of cases) {
+      const p = expectProblem(await post('/v1/inbox', body), 422, 'validation_failed');
+      expect(p.errors?.map((e) => e.pointer), JSON.stringify(body)).toContain(pointer);
+    }
+  });
+
+  it('a keyed capture replays its answer and stores one item', async () => {
+    const h = { 'Idempotency-Key': 'inbox-once' };
+    const a = await post('/v1/inbox', { kind: 'text', text: 'once' }, session, h);
+    const b = await post('/v1/inbox', { kind: 'text', text: 'once' }, session, h);
+    expect(a.status).toBe(201);
+    expect(b.status).toBe(201);
+    expect(b.body).toEqual(a.body);
+    expect(eventTypes(a.body.id)).toEqual(['inbox.created']);
+  });
+
+  it('a client id is kept; reusing it is duplicate_id', async () => {
+    const id = '0F0E0D0C-0B0A-4908-8706-050403020100';
+    expect((await post('/v1/inbox', { kind: 'text', text: 'mine', id })).body.id).toBe(id);
+    expectProblem(await post('/v1/inbox', { kind: 'text', text: 'again', id }), 409, 'duplicate_id');
+  });
+});
+
+describe('url captures: the title arrives after the answer', () => {
+  it('answers with title null, then the page title lands with inbox.updated', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    routes.set('/slow-title', (_req, res) => {
+      // The page answers only once the test has seen the capture's answer.
+      void gate.then(() => html(res, '<html><head><meta property="og:title" content="Fetched &amp; titled"></head></html>'));
+    });
+    const url = `${site.origin}/slow-title`;
+    const r = await post('/v1/inbox', { kind: 'url', url, text: 'read later' });
+    expect(r.status, r.text).toBe(201);
+    expect(r.body).toMatchObject({ kind: 'url', url, text: 'read later', title: null, status: 'open' });
+    expect((await get(`/v1/inbox/${r.body.id}`)).body.title).toBeNull();
+    expect(eventTypes(r.body.id)).toEqual(['inbox.created']);
+    release();
+    await inboxTitlesSettled();
+    expect(served).toContain('/slow-title');
+    const after = (await get(`/v1/inbox/${r.body.id}`)).body;
+    expect(after.title).toBe('Fetched & titled');
+    expect(Date.parse(after.updatedAt)).toBeGreaterThanOrEqual(Date.parse(r.body.updatedAt));
+    expect(eventTypes(r.body.id)).toEqual(['inbox.created', 'inbox.updated']);
+  });
+
+  it('a page that cannot be read leaves title null and records no update', async () => {
+    const urls = [page('/missing-404', '<title>Nope</title>', 404), page('/not-html', '{"title":"x"}', 200, 'application/json'), 'https://nowhere.invalid/x'];
+    for (const url of urls) {
+      const r = await post('/v1/inbox', { kind: 'url', url });
+      expect(r.status, r.text).toBe(201);
+      await inboxTitlesSettled();
+      expect((await get(`/v1/inbox/${r.body.id}`)).body.title).toBeNull();
+      expect(eventTypes(r.body.id)).toEqual(['inbox.created']);
+    }
+  });
+});
+
+describe('GET /v1/inbox: paging and filters', () => {
+  it('pages in capture order and filters by status and kind', async () => {
+    const u = await registerUser(app);
+    const s = u.session;
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      app.clock.advance(1000);
+      ids.push((await post('/v1/inbox', { kind: 'text', text: `t${i}` }, s)).body.id);
+    }
+    app.clock.advance(1000);
+    const urlItem = (await post('/v1/inbox', { kind: 'url', url: page('/plain', '<title>Plain</title>') }, s)).body.id;
+    await inboxTitlesSettled();
+    ids.push(urlItem);
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const r = await get(`/v1/inbox?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, s);
+      expect(r.status, r.text).toBe(200);
+      expect(r.body.data.length).toBeLessThanOrEqual(2);
+      seen.push(...r.body.data.map((d: { id: string }) => d.id));
+      cursor = r.body.next_cursor;
+    } while (cursor);
+    expect(seen).toEqual(ids);
+
+    expect((await post(`/v1/inbox/${ids[1]}/archive`, undefined, s)).body.status).toBe('archived');
+    expect((await post(`/v1/inbox/${ids[3]}/someday`, undefined, s)).body.status).toBe('someday');
+    const byStatus = async (q: string) => (await get(`/v1/inbox?${q}`, s)).body.data.map((d: { id: string }) => d.id);
+    expect(await byStatus('status=archived')).toEqual([ids[1]]);
+    expect(await byStatus('status=someday')).toEqual([ids[3]]);
+    expect(await byStatus('status=open')).toEqual([ids[0], ids[2], ids[4], urlItem]);
+    expect(await byStatus('kind=url')).toEqual([urlItem]);
+    expect(await byStatus('kind=text&status=open&limit=1')).toEqual([ids[0]]);
+    expect(await byStatus('kind=image')).toEqual([]);
+    expectProblem(await get('/v1/inbox?status=done', s), 422, 'validation_failed');
+    expectProblem(await get('/v1/inbox?kind=video', s), 422, 'validation_failed');
+  });
+
+  it('updated_since returns what changed at or after the instant', async () => {
+    const u = await registerUser(app);
+    const a = (await post('/v1/inbox', { kind: 'text', text: 'old' }, u.session)).body;
+    app.clock.advance(60_000);
+    const since = new Date(app.clock()).toISOString();
+    const b = (await post('/v1/inbox', { kind: 'text', text: 'new' }, u.session)).body;
+    expect((await get(`/v1/inbox?updated_since=${since}`, u.session)).body.data.map((d: { id: string }) => d.id)).toEqual([b.id]);
+    app.clock.advance(60_000);
+    const later = new Date(app.clock()).toISOString();
+    await post(`/v1/inbox/${a.id}/archive`, undefined, u.session);
+    expect((await get(`/v1/inbox?updated_since=${later}`, u.session)).body.data.map((d: { id: string }) => d.id)).toEqual([a.id]);
+  });
+});
+
+describe('transitions', () => {
+  it('archive and someday answer the item and record inbox.updated; a repeat changes nothing', async () => {
+    const item = (await post('/v1/inbox', { kind: 'text', text: 'move me around' })).body;
+    const a = await post(`/v1/inbox/${item.id}/archive`);
+    expect(a.status, a.text).toBe(200);
+    expect(a.body).toMatchObject({ id: item.id, status: 'archived', text: 'move me around' });
+    const again = await post(`/v1/inbox/${item.id}/archive`);
+    expect(again.body.status).toBe('archived');
+    const s = await post(`/v1/inbox/${item.id}/someday`);
+    expect(s.status).toBe(200);
+    expect(s.body.status).toBe('someday');
+    expect(eventTypes(item.id)).toEqual(['inbox.created', 'inbox.updated', 'inbox.updated']);
+    expectProblem(await post(`/v1/inbox/${item.id}/archive`, { status: 'open' }), 422, 'validation_failed');
+  });
+});
+
+describe('ownership, scopes, account size', () => {
+  it("another user's items are 404", async () => {
+    const item = (await post('/v1/inbox', { kind: 'text', text: 'private' })).body;
+    const other = (await registerUser(app)).session;
+    expectProblem(await get(`/v1/inbox/${item.id}`, other), 404, 'not_found');
+    expectProblem(await post(`/v1/inbox/${item.id}/archive`, undefined, other), 404, 'not_found');
+    expectProblem(await post(`/v1/inbox/${item.id}/someday`, undefined, other), 404, 'not_found');
+    expect((await get('/v1/inbox', other)).body.data).toEqual([]);
+    expect((await get(`/v1/inbox/${item.id}`)).body.status).toBe('open');
+  });
+
+  it('inbox:read reads, inbox:write captures; a key without them is forbidden_scope', async () => {
+    const reader = await createPat(app, session, ['inbox:read']);
+    const writer = await createPat(app, session, ['inbox:write']);
+    const none = await createPat(app, session, ['todos:read']);
+    expect((await get('/v1/inbox', reader.token)).status).toBe(200);
+    expectProblem(await post('/v1/inbox', { kind: 'text', text: 'x' }, reader.token), 403, 'forbidden_scope');
+    expect((await post('/v1/inbox', { kind: 'text', text: 'x' }, writer.token)).status).toBe(201);
+    expectProblem(await get('/v1/inbox', none.token), 403, 'forbidden_scope');
+  });
+
+  it('account_too_large past CAIRN_MAX_ACCOUNT_ITEMS, inbox items counted', async () => {
+    const small = await startApp({}, { maxAccountItems: 3 });
+    try {
+      const s = (await registerUser(small)).session;
+      for (let i = 0; i < 3; i++) expect((await call(small, 'POST', '/v1/inbox', { token: s, body: { kind: 'text', text: `i${i}` } })).status).toBe(201);
+      expect((await call(small, 'GET', '/v1/inbox?status=open', { token: s })).body.data).toHaveLength(3);
+      await call(small, 'POST', '/v1/inbox', { token: s, body: { kind: 'text', text: 'one more' } });
+      expectProblem(await call(small, 'GET', '/v1/inbox', { token: s }), 422, 'account_too_large');
+      expectProblem(await call(small, 'GET', '/v1/inbox?kind=text', { token: s }), 422, 'account_too_large');
+    } finally {
+      await small.close();
+    }
+  });
+});
