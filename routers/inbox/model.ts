@@ -15,6 +15,7 @@ import { recordEvent } from '../../server/events.js';
 import { assertAccountSize } from '../../server/account-size.js';
 import { DecryptBudget } from '../../server/decrypt-budget.js';
 import { fetchLinkTitle } from '../link-title/model.js';
+import { afterAnswer, type HttpOut } from '../trpc.js';
 import type { InboxItemOut, InboxKind, InboxStatus } from './schema.js';
 
 export type InboxRow = typeof inboxItems.$inferSelect;
@@ -122,27 +123,35 @@ export function setInboxStatus(deps: Deps, p: Principal, id: string, status: 'ar
   });
 }
 
-/** Title tasks still running (tests wait on `inboxTitlesSettled`, never on a timer). */
+/** Title tasks armed or running (tests wait on `inboxTitlesSettled`, never on a timer). */
 const running = new Set<Promise<void>>();
 
 export async function inboxTitlesSettled(): Promise<void> {
   while (running.size) await Promise.allSettled([...running]);
 }
 
+const itemExists = (deps: Deps, userId: string, id: string) =>
+  !!deps.db.select({ id: inboxItems.id }).from(inboxItems).where(and(eq(inboxItems.userId, userId), eq(inboxItems.id, id))).get();
+
 /**
  * A url capture's page title (docs/api.md "Inbox", docs/security.md "Inbox titles"). Called from
- * the capture's resolver; the fetch starts on a later turn of the event loop (setImmediate), once
- * the capture's transaction has committed and its answer has been written, and never inside that
- * transaction. The task holds the request's principal (and so its data key) only in this closure:
- * the fetch goes through the same function link titles use (fetchLinkTitle, the outbound door),
- * then the title is written in its own IMMEDIATE transaction that first checks the credential
- * still stands (a rotation or logout in between means nothing is written), and `inbox.updated` is
- * recorded with it. When the task ends nothing decrypted and no key is kept anywhere.
+ * the capture's resolver, it only schedules: `afterAnswer` starts the task once the capture's
+ * transaction has committed and its answer has been sent (the response's 'close'), never inside
+ * that transaction. The task holds the request's principal (and so its data key) only in this
+ * closure. It checks the item exists (a capture that rolled back fetches nothing), fetches through
+ * the same function link titles use (fetchLinkTitle, the outbound door), then writes the title in
+ * its own IMMEDIATE transaction that first checks the credential still stands (a rotation, logout
+ * or revocation in between means nothing is written) and records `inbox.updated` with it. The
+ * title is written only when none is there. When the task ends nothing decrypted and no key is
+ * kept: the closure is dropped and the title exists only sealed in the row.
  */
-export function fetchTitleAfterAnswer(deps: Deps, p: Principal, id: string, url: string): void {
-  const task = new Promise<void>((resolve) => setImmediate(resolve))
-    .then(() => fetchLinkTitle(deps, url))
-    .then(({ title }) => {
+export function fetchTitleAfterAnswer(deps: Deps, p: Principal, ctx: { http: HttpOut }, id: string, url: string): void {
+  let start!: () => void;
+  const started = new Promise<void>((resolve) => (start = resolve));
+  const task = started
+    .then(async () => {
+      if (!itemExists(deps, p.userId, id)) return;
+      const { title } = await fetchLinkTitle(deps, url);
       if (title === null) return;
       deps.db.$client
         .transaction(() => {
@@ -163,5 +172,7 @@ export function fetchTitleAfterAnswer(deps: Deps, p: Principal, id: string, url:
       deps.log.warn({ errName: err instanceof Error ? err.name : 'unknown' }, 'inbox title task failed; the item keeps title null');
     })
     .finally(() => running.delete(task));
-  running.add(task);
+  // Counted as running from the moment an adapter arms it (before the answer is written), so a
+  // test that has the answer can wait for it; a call without HTTP never arms or starts it.
+  afterAnswer(ctx, { armed: () => running.add(task), run: start });
 }

@@ -33,8 +33,8 @@ export const inboxRouter = router({
     .mutation(
       atomic(({ ctx, input }) => {
         const item = m.captureInbox(ctx.deps, ctx.principal, input);
-        // Scheduled only: the fetch starts after this transaction commits and the answer is sent.
-        if (item.url !== null) m.fetchTitleAfterAnswer(ctx.deps, ctx.principal, item.id, item.url);
+        // Scheduled only: the fetch starts once this transaction has committed and the answer is sent.
+        if (item.url !== null) m.fetchTitleAfterAnswer(ctx.deps, ctx.principal, ctx, item.id, item.url);
         return item;
       }),
     ),
