@@ -2,7 +2,7 @@
 // server times is one sealed blob bound to the row. A url capture's page title is fetched after
 // the capture has answered (see `fetchTitleAfterAnswer`).
 import { and, asc, eq, sql, type SQL } from 'drizzle-orm';
-import { inboxItems } from '../../db/schema/index.js';
+import { attachments, inboxItems } from '../../db/schema/index.js';
 import type { Db, Tx } from '../../db/client.js';
 import { afterTuple, tuplePage, updatedSince } from '../../db/tuple-page.js';
 import type { Deps } from '../../server/deps.js';
@@ -17,6 +17,9 @@ import { DecryptBudget } from '../../server/decrypt-budget.js';
 import { fetchLinkTitle } from '../link-title/model.js';
 import { afterAnswer, type HttpOut } from '../trpc.js';
 import type { InboxItemOut, InboxKind, InboxStatus } from './schema.js';
+import { createTodo } from '../todos/model.js';
+import type { TodoOut } from '../todos/schema.js';
+import { createAttachment } from '../attachments/model.js';
 
 export type InboxRow = typeof inboxItems.$inferSelect;
 export type InboxSealed = {
@@ -120,6 +123,49 @@ export function setInboxStatus(deps: Deps, p: Principal, id: string, status: 'ar
     tx.update(inboxItems).set({ sealed, updatedAt: now }).where(and(eq(inboxItems.userId, p.userId), eq(inboxItems.id, id))).run();
     recordEvent(deps, { userId: p.userId, type: 'inbox.updated', id, at: now });
     return toInbox({ ...row, sealed, updatedAt: now }, next);
+  });
+}
+
+/** A to-do title is one line: control characters (line breaks of a text capture) become spaces. */
+const oneLine = (s: string) => s.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
+
+/** The new to-do's title: the text, else the fetched (or uploaded) title, else the url, else the kind. */
+function todoTitle(s: InboxSealed): string {
+  for (const c of [s.text, s.title, s.url]) {
+    const t = c === null ? '' : oneLine(c);
+    if (t) return t;
+  }
+  return s.kind === 'image' ? 'Image' : 'File';
+}
+
+/**
+ * move (spec §4.11): one transaction makes the to-do (in `parentId`, a project or subproject of
+ * the caller, or standalone; `whenDate` kept), keeps a url capture's url as a url attachment of
+ * the to-do, re-parents the item's own attachments (a file or image capture's file) to the to-do,
+ * and sets the item `moved`. Open, archived and someday items move; a moved one is `conflict`.
+ */
+export function moveInbox(deps: Deps, p: Principal, input: { id: string; parentId?: string | null | undefined }): { item: InboxItemOut; todo: TodoOut } {
+  return deps.db.transaction((tx) => {
+    const row = getInboxRow(tx, p.userId, input.id);
+    const s = openInbox(p.dek, row);
+    if (s.status === 'moved') throw new AppError('conflict', 'This inbox item was already moved to a to-do.');
+    const todo = createTodo(deps, p, { title: todoTitle(s), whenDate: s.whenDate, parentId: input.parentId ?? null });
+    const now = deps.clock();
+    if (s.url !== null) createAttachment(deps, p, { parentType: 'todo', parentId: todo.id, kind: 'url', url: s.url, title: s.title });
+    const own = tx
+      .select({ id: attachments.id })
+      .from(attachments)
+      .where(and(eq(attachments.userId, p.userId), eq(attachments.parentType, 'inbox'), eq(attachments.parentId, row.id)))
+      .all();
+    for (const a of own) {
+      tx.update(attachments).set({ parentType: 'todo', parentId: todo.id, updatedAt: now }).where(and(eq(attachments.userId, p.userId), eq(attachments.id, a.id))).run();
+      recordEvent(deps, { userId: p.userId, type: 'attachment.updated', id: a.id, at: now });
+    }
+    const next: InboxSealed = { ...s, status: 'moved' };
+    const sealed = sealJson(p.dek, aad(p.userId, row.id), next);
+    tx.update(inboxItems).set({ sealed, updatedAt: now }).where(and(eq(inboxItems.userId, p.userId), eq(inboxItems.id, row.id))).run();
+    recordEvent(deps, { userId: p.userId, type: 'inbox.updated', id: row.id, at: now });
+    return { item: toInbox({ ...row, sealed, updatedAt: now }, next), todo };
   });
 }
 

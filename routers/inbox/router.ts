@@ -2,7 +2,7 @@ import { authedProcedure, router } from '../trpc.js';
 import { atomic } from '../middleware/atomic.js';
 import { pageSchema } from '../../db/paging.js';
 import * as m from './model.js';
-import { CaptureInboxInput, InboxIdInput, InboxItem, ListInboxInput } from './schema.js';
+import { CaptureInboxInput, InboxIdInput, InboxItem, ListInboxInput, MoveInboxInput, MovedInbox } from './schema.js';
 
 const tags = ['inbox'];
 const read = ['inbox:read'] as const;
@@ -56,4 +56,20 @@ export const inboxRouter = router({
     .input(InboxIdInput)
     .output(InboxItem)
     .mutation(atomic(({ ctx, input }) => m.setInboxStatus(ctx.deps, ctx.principal, input.id, 'someday'))),
+
+  move: authedProcedure
+    .meta({
+      scopes: [...write, 'todos:write'],
+      openapi: {
+        method: 'POST',
+        path: '/v1/inbox/{id}/move',
+        tags,
+        summary: 'Move an inbox item to a new to-do',
+        description:
+          'One transaction: a to-do titled from the text, else the fetched title, else the url; whenDate kept; a url kept as a url attachment of the to-do; a file or image capture\'s file re-parented to the to-do; the item becomes moved. Moving a moved item is 409 conflict.',
+      },
+    })
+    .input(MoveInboxInput)
+    .output(MovedInbox)
+    .mutation(atomic(({ ctx, input }) => m.moveInbox(ctx.deps, ctx.principal, input))),
 });

@@ -1,8 +1,9 @@
 // Inbox items (spec §2.7, §4.11, §8.2): inputs and answers.
 import { z } from 'zod';
 import { LIMITS } from '../../server/config.js';
-import { ClientId } from '../../server/ids.js';
+import { ClientId, IdRef } from '../../server/ids.js';
 import { ListQueryShape } from '../../db/paging.js';
+import { Todo } from '../todos/schema.js';
 import { DateOnly, PathId, Timestamp, checkHttpUrl } from '../common.js';
 
 export const INBOX_KINDS = ['text', 'url', 'file', 'image'] as const;
@@ -54,3 +55,12 @@ export const InboxItem = z.object({
   updatedAt: Timestamp,
 });
 export type InboxItemOut = z.infer<typeof InboxItem>;
+
+export const MoveInboxInput = z
+  .object({
+    id: PathId,
+    parentId: IdRef.nullable().optional().meta({ description: 'A project or subproject of the caller; absent or null: a standalone to-do.' }),
+  })
+  .strict();
+
+export const MovedInbox = z.object({ item: InboxItem, todo: Todo });

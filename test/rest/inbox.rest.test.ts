@@ -239,3 +239,66 @@ describe('ownership, scopes, account size', () => {
     }
   });
 });
+
+describe('POST /v1/inbox/{id}/move', () => {
+  it('a text capture becomes a standalone to-do with its whenDate; the item is moved; events in one go', async () => {
+    const item = (await post('/v1/inbox', { kind: 'text', text: 'Call the\nplumber', whenDate: '2026-12-24' })).body;
+    const r = await post(`/v1/inbox/${item.id}/move`, {});
+    expect(r.status, r.text).toBe(200);
+    expect(r.body.item).toMatchObject({ id: item.id, status: 'moved', text: 'Call the\nplumber' });
+    expect(r.body.todo).toMatchObject({ title: 'Call the plumber', whenDate: '2026-12-24', parentId: null, status: 'open' });
+    expect((await get(`/v1/todos/${r.body.todo.id}`)).body.title).toBe('Call the plumber');
+    expect((await get(`/v1/attachments?parent_id=${r.body.todo.id}`)).body.data).toEqual([]);
+    expect(eventTypes(item.id)).toEqual(['inbox.created', 'inbox.updated']);
+    expect(eventTypes(r.body.todo.id)).toEqual(['todo.created']);
+    // Moving twice is a conflict and makes nothing.
+    const todos = (await get('/v1/todos?limit=200')).body.data.length;
+    expectProblem(await post(`/v1/inbox/${item.id}/move`, {}), 409, 'conflict');
+    expect((await get('/v1/todos?limit=200')).body.data.length).toBe(todos);
+    expectProblem(await post(`/v1/inbox/${item.id}/archive`), 409, 'conflict');
+    expect((await get(`/v1/inbox?status=moved`)).body.data.map((d: { id: string }) => d.id)).toContain(item.id);
+  });
+
+  it('a url capture: the fetched title names the to-do, the url is kept as a url attachment, into a project', async () => {
+    const project = (await post('/v1/containers', { kind: 'project', name: 'Reading' })).body;
+    const item = (await post('/v1/inbox', { kind: 'url', url: page('/article', '<title>An article</title>'), whenDate: '2027-01-02' })).body;
+    await inboxTitlesSettled();
+    const r = await post(`/v1/inbox/${item.id}/move`, { parentId: project.id });
+    expect(r.status, r.text).toBe(200);
+    expect(r.body.todo).toMatchObject({ title: 'An article', whenDate: '2027-01-02', parentId: project.id });
+    const atts = (await get(`/v1/attachments?parent_id=${r.body.todo.id}`)).body.data;
+    expect(atts).toHaveLength(1);
+    expect(atts[0]).toMatchObject({ parentType: 'todo', parentId: r.body.todo.id, kind: 'url', url: item.url, title: 'An article' });
+    expect(eventTypes(atts[0].id)).toEqual(['attachment.created']);
+    expect(eventTypes(item.id)).toEqual(['inbox.created', 'inbox.updated', 'inbox.updated']);
+  });
+
+  it('a url capture without a title is named by its url; archived and someday items move', async () => {
+    const a = (await post('/v1/inbox', { kind: 'url', url: 'https://nowhere.invalid/page' })).body;
+    await inboxTitlesSettled();
+    await post(`/v1/inbox/${a.id}/archive`);
+    const r = await post(`/v1/inbox/${a.id}/move`, {});
+    expect(r.status, r.text).toBe(200);
+    expect(r.body.todo.title).toBe('https://nowhere.invalid/page');
+    const b = (await post('/v1/inbox', { kind: 'text', text: 'someday thing' })).body;
+    await post(`/v1/inbox/${b.id}/someday`);
+    expect((await post(`/v1/inbox/${b.id}/move`, {})).body.item.status).toBe('moved');
+  });
+
+  it('a bad parentId is refused at /parentId and nothing moves; scopes need inbox:write and todos:write', async () => {
+    const item = (await post('/v1/inbox', { kind: 'text', text: 'stay' })).body;
+    const area = (await post('/v1/containers', { kind: 'area', name: 'Area' })).body;
+    for (const parentId of ['5F0E0D0C-0B0A-4908-8706-050403020100', area.id]) {
+      const p = expectProblem(await post(`/v1/inbox/${item.id}/move`, { parentId }), 422, 'validation_failed');
+      expect(p.errors?.map((e) => e.pointer)).toEqual(['/parentId']);
+    }
+    expect((await get(`/v1/inbox/${item.id}`)).body.status).toBe('open');
+    const inboxOnly = await createPat(app, session, ['inbox:write', 'inbox:read']);
+    expectProblem(await post(`/v1/inbox/${item.id}/move`, {}, inboxOnly.token), 403, 'forbidden_scope');
+    const both = await createPat(app, session, ['inbox:write', 'todos:write']);
+    expect((await post(`/v1/inbox/${item.id}/move`, {}, both.token)).status).toBe(200);
+    const other = (await registerUser(app)).session;
+    const mine = (await post('/v1/inbox', { kind: 'text', text: 'mine' })).body;
+    expectProblem(await post(`/v1/inbox/${mine.id}/move`, {}, other), 404, 'not_found');
+  });
+});
