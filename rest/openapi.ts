@@ -206,7 +206,7 @@ export function buildOpenApiDocument(publicUrl: string): Json {
       operationId: 'attachments-uploadFile',
       summary: 'Upload a file attachment (raw body)',
       description:
-        'The request body is the file, any `Content-Type` (kept, sealed, and served back by GET /v1/attachments/{id}/file). At most 25 MiB by default (`CAIRN_MAX_UPLOAD_BYTES`): a larger body is refused with 413 while it streams. The bytes are sealed in 64 KiB chunks; the attachment appears only once the whole body is stored. `parentType: inbox` is refused until inbox items exist.\n\nScopes: attachments:write.',
+        'The request body is the file, any `Content-Type` (kept, sealed, and served back by GET /v1/attachments/{id}/file). At most 25 MiB by default (`CAIRN_MAX_UPLOAD_BYTES`): a larger body is refused with 413 while it streams. The bytes are sealed in 64 KiB chunks; the attachment appears only once the whole body is stored. The parent (`todo`, `container` or `inbox`) must belong to the caller.\n\nScopes: attachments:write.',
       tags: ['attachments'],
       security: [{ bearer: [] }],
       'x-scopes': ['attachments:write'],

@@ -15,7 +15,7 @@ import { requestState } from '../rest/state.js';
 import { requestExtras } from '../rest/rate-limit.js';
 import { buildOpenApiDocument } from '../rest/openapi.js';
 import { errorPage, errorIndex } from '../rest/error-pages.js';
-import { downloadFile, uploadFile } from '../rest/files.js';
+import { captureInboxFile, downloadFile, uploadFile } from '../rest/files.js';
 import { LIMITS } from './config.js';
 import type { Deps } from './deps.js';
 import { AppError } from './errors.js';
@@ -70,6 +70,7 @@ export function createApp(deps: Deps): express.Express {
   // Attachment files (rest/files.ts): raw bodies, not JSON, so plain routes. rest/v1.ts defines no
   // procedure at these paths, so their requests fall through to here.
   app.post('/v1/attachments/files', uploadFile(deps));
+  app.post('/v1/inbox/files', captureInboxFile(deps));
   app.get('/v1/attachments/:id/file', downloadFile(deps));
 
   // First-party TypeScript clients: the same procedures, superjson on the wire.

@@ -20,6 +20,7 @@ import type { InboxItemOut, InboxKind, InboxStatus } from './schema.js';
 import { createTodo } from '../todos/model.js';
 import type { TodoOut } from '../todos/schema.js';
 import { createAttachment } from '../attachments/model.js';
+import type { NewParent } from '../attachments/files.js';
 
 export type InboxRow = typeof inboxItems.$inferSelect;
 export type InboxSealed = {
@@ -29,6 +30,8 @@ export type InboxSealed = {
   title: string | null;
   whenDate: string | null;
   status: InboxStatus;
+  /** File and image captures: the attachment holding the file (re-parented to the to-do on move). */
+  attachmentId?: string | null;
 };
 
 const aad = (userId: string, id: string) => rowAad(userId, 'inbox_items', id);
@@ -38,7 +41,7 @@ export function openInbox(dek: Buffer, row: InboxRow): InboxSealed {
 }
 
 export function toInbox(row: InboxRow, s: InboxSealed): InboxItemOut {
-  return { id: row.id, kind: s.kind, text: s.text, url: s.url, title: s.title, whenDate: s.whenDate, status: s.status, createdAt: iso(row.createdAt), updatedAt: iso(row.updatedAt) };
+  return { id: row.id, kind: s.kind, text: s.text, url: s.url, title: s.title, whenDate: s.whenDate, status: s.status, attachmentId: s.attachmentId ?? null, createdAt: iso(row.createdAt), updatedAt: iso(row.updatedAt) };
 }
 
 export function getInboxRow(tx: Tx | Db, userId: string, id: string): InboxRow {
@@ -124,6 +127,24 @@ export function setInboxStatus(deps: Deps, p: Principal, id: string, status: 'ar
     recordEvent(deps, { userId: p.userId, type: 'inbox.updated', id, at: now });
     return toInbox({ ...row, sealed, updatedAt: now }, next);
   });
+}
+
+/**
+ * A file or image capture (POST /v1/inbox/files, rest/files.ts): the item comes into being in the
+ * upload's finish transaction, with the file as its attachment (parentType `inbox`), so neither
+ * is visible before the whole body is stored. Records `inbox.created` (and the upload records
+ * `attachment.created`).
+ */
+export function fileCaptureParent(deps: Deps, p: Principal, itemId: string, input: { kind: 'file' | 'image'; title?: string | undefined; whenDate?: string | undefined }): NewParent<InboxItemOut> {
+  return {
+    create: (tx, now, attachmentId) => {
+      const s: InboxSealed = { kind: input.kind, text: null, url: null, title: input.title ?? null, whenDate: input.whenDate ?? null, status: 'open', attachmentId };
+      const row: InboxRow = { id: itemId, userId: p.userId, sealed: sealJson(p.dek, aad(p.userId, itemId), s), createdAt: now, updatedAt: now };
+      tx.insert(inboxItems).values(row).run();
+      recordEvent(deps, { userId: p.userId, type: 'inbox.created', id: itemId, at: now });
+      return toInbox(row, s);
+    },
+  };
 }
 
 /** A to-do title is one line: control characters (line breaks of a text capture) become spaces. */

@@ -51,6 +51,7 @@ export const InboxItem = z.object({
   title: z.string().nullable().meta({ description: 'A url capture: the page title, fetched after the capture answers; null until then, or when the page could not be read.' }),
   whenDate: z.string().nullable(),
   status: z.enum(INBOX_STATUSES),
+  attachmentId: z.string().nullable().meta({ description: 'File and image captures: the attachment holding the file (GET /v1/attachments/{id}/file); moved with the item to its to-do.' }),
   createdAt: Timestamp,
   updatedAt: Timestamp,
 });
@@ -64,3 +65,11 @@ export const MoveInboxInput = z
   .strict();
 
 export const MovedInbox = z.object({ item: InboxItem, todo: Todo });
+
+/** POST /v1/inbox/files query (the body is the file). */
+export const FileCaptureQuery = z
+  .object({
+    title: z.string().max(LIMITS.attachment.title).optional(),
+    whenDate: DateOnly.optional(),
+  })
+  .strict();

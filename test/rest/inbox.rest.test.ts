@@ -302,3 +302,70 @@ describe('POST /v1/inbox/{id}/move', () => {
     expectProblem(await post(`/v1/inbox/${mine.id}/move`, {}, other), 404, 'not_found');
   });
 });
+
+describe('POST /v1/inbox/files: file and image captures', () => {
+  const capture = (body: Buffer, contentType: string, query = '', token = session) =>
+    fetch(`${app.url}/v1/inbox/files${query}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': contentType }, body }).then(async (r) => {
+      const text = await r.text();
+      return { status: r.status, headers: r.headers, text, body: text ? JSON.parse(text) : undefined };
+    });
+  const download = async (attachmentId: string, token = session) => {
+    const r = await fetch(`${app.url}/v1/attachments/${attachmentId}/file`, { headers: { authorization: `Bearer ${token}` } });
+    return { status: r.status, type: r.headers.get('content-type'), bytes: Buffer.from(await r.arrayBuffer()) };
+  };
+
+  it('an image/* body is an image capture, anything else a file; the bytes round trip', async () => {
+    const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47]), Buffer.alloc(200_000, 7)]);
+    const img = await capture(png, 'image/png', '?title=Whiteboard&whenDate=2026-12-05');
+    expect(img.status, img.text).toBe(201);
+    expect(img.body).toMatchObject({ kind: 'image', title: 'Whiteboard', whenDate: '2026-12-05', status: 'open', text: null, url: null });
+    const got = await download(img.body.attachmentId);
+    expect(got.status).toBe(200);
+    expect(got.type).toBe('image/png');
+    expect(got.bytes.equals(png)).toBe(true);
+    const att = (await get(`/v1/attachments/${img.body.attachmentId}`)).body;
+    expect(att).toMatchObject({ parentType: 'inbox', parentId: img.body.id, kind: 'file', size: png.length });
+    expect(eventTypes(img.body.id)).toEqual(['inbox.created']);
+    expect(eventTypes(att.id)).toEqual(['attachment.created']);
+
+    const pdf = Buffer.from('%PDF-1.4 not really');
+    const file = await capture(pdf, 'application/pdf');
+    expect(file.status, file.text).toBe(201);
+    expect(file.body).toMatchObject({ kind: 'file', title: null, whenDate: null });
+    expect((await download(file.body.attachmentId)).bytes.equals(pdf)).toBe(true);
+    expect((await get(`/v1/inbox/${file.body.id}`)).body).toEqual(file.body);
+    const kinds = (await get('/v1/inbox?kind=image')).body.data.map((d: { id: string }) => d.id);
+    expect(kinds).toContain(img.body.id);
+    expect(kinds).not.toContain(file.body.id);
+  });
+
+  it('a moved file capture keeps its file: the attachment is re-parented to the new to-do', async () => {
+    const bytes = Buffer.from('meeting notes scan');
+    const item = (await capture(bytes, 'application/octet-stream', '?title=Scan')).body;
+    const r = await post(`/v1/inbox/${item.id}/move`, {});
+    expect(r.status, r.text).toBe(200);
+    expect(r.body.todo.title).toBe('Scan');
+    const atts = (await get(`/v1/attachments?parent_id=${r.body.todo.id}`)).body.data;
+    expect(atts.map((a: { id: string }) => a.id)).toEqual([item.attachmentId]);
+    expect(atts[0]).toMatchObject({ parentType: 'todo', parentId: r.body.todo.id, kind: 'file' });
+    expect((await download(item.attachmentId)).bytes.equals(bytes)).toBe(true);
+    expect(eventTypes(item.attachmentId)).toEqual(['attachment.created', 'attachment.updated']);
+    // An untitled image is named by its kind.
+    const img = (await capture(Buffer.from('GIF89a'), 'image/gif')).body;
+    expect((await post(`/v1/inbox/${img.id}/move`, {})).body.todo.title).toBe('Image');
+  });
+
+  it('bad queries are 422 at their pointers, scopes are inbox:write, too large is 413; nothing is left staged', async () => {
+    expect(expectProblem(await capture(Buffer.from('x'), 'text/plain', '?whenDate=2026-13-01') as never, 422, 'validation_failed').errors?.[0]?.pointer).toBe('/whenDate');
+    expect(expectProblem(await capture(Buffer.from('x'), 'text/plain', `?title=${'t'.repeat(513)}`) as never, 422, 'validation_failed').errors?.[0]?.pointer).toBe('/title');
+    expect(expectProblem(await capture(Buffer.from('x'), 'text/plain', '?parentId=x') as never, 422, 'validation_failed').errors?.[0]?.pointer).toBe('/parentId');
+    const reader = await createPat(app, session, ['inbox:read', 'attachments:write']);
+    expectProblem(await capture(Buffer.from('x'), 'text/plain', '', reader.token) as never, 403, 'forbidden_scope');
+    const before = (await get('/v1/inbox?limit=200')).body.data.length;
+    const big = Buffer.alloc(app.deps.config.maxUploadBytes + 1, 1);
+    expectProblem(await capture(big, 'application/octet-stream') as never, 413, 'payload_too_large');
+    expect((await get('/v1/inbox?limit=200')).body.data.length).toBe(before);
+    const staged = app.deps.db.$client.prepare('SELECT count(*) AS n FROM pending_uploads').get() as { n: number };
+    expect(staged.n).toBe(0);
+  });
+});
