@@ -222,6 +222,27 @@ export function buildOpenApiDocument(publicUrl: string): Json {
       },
     },
   };
+  const inboxSchema = doc.paths['/v1/inbox/{id}']?.get?.responses?.['200']?.content?.['application/json']?.schema ?? { type: 'object' };
+  doc.paths['/v1/inbox/files'] = {
+    post: {
+      operationId: 'inbox-captureFile',
+      summary: 'Capture a file or an image (raw body)',
+      description:
+        'The request body is the file, stored exactly as an attachment file (sealed 64 KiB chunks, at most `CAIRN_MAX_UPLOAD_BYTES`, 413 while streaming) as the attachment of a new inbox item: kind `image` for an `image/*` Content-Type, else `file`. The item and its attachment appear together once the whole body is stored; `attachmentId` names the attachment (GET /v1/attachments/{id}/file).\n\nScopes: inbox:write.',
+      tags: ['inbox'],
+      security: [{ bearer: [] }],
+      'x-scopes': ['inbox:write'],
+      parameters: [
+        { name: 'title', in: 'query', required: false, schema: { type: 'string', maxLength: 512 } },
+        { name: 'whenDate', in: 'query', required: false, schema: { type: 'string', format: 'date' } },
+      ],
+      requestBody: { required: true, content: { '*/*': { schema: { type: 'string', format: 'binary' } } } },
+      responses: {
+        '201': { description: 'The inbox item', headers: RATE_HEADERS, content: { 'application/json': { schema: inboxSchema } } },
+        ...authed(['unauthorized', 'forbidden_scope', 'method_not_allowed', 'payload_too_large', 'validation_failed', 'rate_limited', 'internal']),
+      },
+    },
+  };
   doc.paths['/v1/attachments/{id}/file'] = {
     get: {
       operationId: 'attachments-downloadFile',
