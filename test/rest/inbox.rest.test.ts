@@ -369,3 +369,25 @@ describe('POST /v1/inbox/files: file and image captures', () => {
     expect(staged.n).toBe(0);
   });
 });
+
+describe('search: inbox items (types=inbox)', () => {
+  it('finds open and archived items by text, url and fetched title; a moved item is found as its to-do only', async () => {
+    const u = await registerUser(app);
+    const s = u.session;
+    const text = (await post('/v1/inbox', { kind: 'text', text: 'Quokka feeding schedule\nsecond line' }, s)).body;
+    const url = (await post('/v1/inbox', { kind: 'url', url: page('/marsupial', '<title>All about Wombats</title>') }, s)).body;
+    await inboxTitlesSettled();
+    const moved = (await post('/v1/inbox', { kind: 'text', text: 'Quokka photos to sort' }, s)).body;
+    await post(`/v1/inbox/${text.id}/archive`, undefined, s);
+    const todo = (await post(`/v1/inbox/${moved.id}/move`, {}, s)).body.todo;
+    const found = async (q: string, types = 'inbox') => (await get(`/v1/search?q=${encodeURIComponent(q)}&types=${types}`, s)).body.data as { type: string; id: string; title: string }[];
+    expect(await found('quokka')).toEqual([expect.objectContaining({ type: 'inbox', id: text.id, title: 'Quokka feeding schedule' })]);
+    expect((await found('wombats')).map((h) => [h.type, h.id, h.title])).toEqual([['inbox', url.id, 'All about Wombats']]);
+    expect((await found('marsupial')).map((h) => h.id)).toEqual([url.id]);
+    expect((await found('quokka', 'inbox,todo')).map((h) => [h.type, h.id]).sort()).toEqual([['inbox', text.id], ['todo', todo.id]].sort());
+    // Another user finds nothing; a key without inbox:read does not search the inbox.
+    expect((await get('/v1/search?q=quokka&types=inbox', session)).body.data).toEqual([]);
+    const todosOnly = await createPat(app, s, ['todos:read']);
+    expect((await get('/v1/search?q=quokka', todosOnly.token)).body.data.map((h: { type: string }) => h.type)).toEqual(['todo']);
+  });
+});
