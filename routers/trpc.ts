@@ -73,7 +73,7 @@ export type HttpOut = {
  * via `runAfterAnswer`; a call without HTTP (the tests' tRPC caller) never runs them.
  */
 export type AfterAnswerTask = {
-  /** Called when the adapter arms the task, before the answer's first byte is written. */
+  /** Called when the adapter arms the task, before the answer's first byte is written (may be called twice: must be idempotent). */
   armed?: () => void;
   run: () => void;
 };

@@ -391,3 +391,19 @@ describe('search: inbox items (types=inbox)', () => {
     expect((await get('/v1/search?q=quokka', todosOnly.token)).body.data.map((h: { type: string }) => h.type)).toEqual(['todo']);
   });
 });
+
+describe('the title task over /trpc', () => {
+  it('starts after the answer on the fast path and on tRPC’s own adapter', async () => {
+    const variants: Record<string, string>[] = [{}, { 'trpc-accept': 'application/json' }];
+    for (const headers of variants) {
+      const url = page(`/trpc-${Object.keys(headers).length}`, '<title>Through tRPC</title>');
+      const r = await call(app, 'POST', '/trpc/inbox.create', { token: session, body: { json: { kind: 'url', url } }, headers });
+      expect(r.status, r.text).toBe(200);
+      const id = r.body.result.data.json.id as string;
+      expect(r.body.result.data.json.title).toBeNull();
+      await inboxTitlesSettled();
+      expect((await get(`/v1/inbox/${id}`)).body.title).toBe('Through tRPC');
+      expect(eventTypes(id)).toEqual(['inbox.created', 'inbox.updated']);
+    }
+  });
+});
