@@ -35,6 +35,7 @@ export const SEALED_TABLES: SealedTable[] = [
   { table: 'note_versions', idCol: 'id', userCol: 'user_id', sealedCol: 'sealed' },
   { table: 'filters', idCol: 'id', userCol: 'user_id', sealedCol: 'sealed' },
   { table: 'attachments', idCol: 'id', userCol: 'user_id', sealedCol: 'sealed' },
+  { table: 'inbox_items', idCol: 'id', userCol: 'user_id', sealedCol: 'sealed' },
   // The sealed per-account to-do index (server/index/todo-index.ts): one row per chunk.
   { table: 'todo_index_chunks', idCol: 'id', userCol: 'user_id', sealedCol: 'sealed' },
 ];

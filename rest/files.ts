@@ -23,11 +23,15 @@ import { invalidDetail, zodFieldErrors } from '../routers/middleware/problems.js
 import { AttachmentTitle } from '../routers/attachments/schema.js';
 import { PathId } from '../routers/common.js';
 import { openFile, startUpload, type Upload } from '../routers/attachments/files.js';
+import type { AttachmentOut } from '../routers/attachments/schema.js';
+import { FileCaptureQuery } from '../routers/inbox/schema.js';
+import { fileCaptureParent } from '../routers/inbox/model.js';
+import { newId } from '../server/ids.js';
 import { requestExtras } from './rate-limit.js';
 import { requestState } from './state.js';
 
 /** The authentication and buckets of an authenticated procedure, for a plain route. */
-async function principalFor(deps: Deps, req: Request, scopes: ('attachments:read' | 'attachments:write')[], write: boolean): Promise<Principal> {
+async function principalFor(deps: Deps, req: Request, scopes: ('attachments:read' | 'attachments:write' | 'inbox:write')[], write: boolean): Promise<Principal> {
   const state = requestState(req);
   const ctx = { deps, authorization: req.headers.authorization, ip: state.ip, rate: requestExtras(req).rate };
   limitCredential(ctx);
@@ -139,25 +143,34 @@ function readBody(req: Request, take: (piece: Buffer) => void): Promise<void> {
 /** How long a refused upload's remaining body is read and discarded before the connection closes. */
 const LINGER_MS = 2000;
 
-export function uploadFile(deps: Deps) {
+/**
+ * The raw-body upload both file routes share: authenticate, read the query, stage the chunks while
+ * the body streams, finish in one transaction. `begin` checks the query and starts the upload;
+ * `answer` makes the 201 body from what `finish` returned.
+ */
+function rawUpload<P>(
+  deps: Deps,
+  scope: 'attachments:write' | 'inbox:write',
+  begin: (p: Principal, query: Record<string, string>, contentType: string) => Upload<P>,
+  answer: (out: AttachmentOut & { parent: P }) => unknown,
+) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
-    let upload: Upload | undefined;
+    let upload: Upload<P> | undefined;
     try {
-      const p = await principalFor(deps, req, ['attachments:write'], true);
-      const q = parse(UploadQuery, queryOf(req));
+      const p = await principalFor(deps, req, [scope], true);
+      const query = queryOf(req);
       const contentType = contentTypeOf(req);
       const max = deps.config.maxUploadBytes;
       const tooLarge = () => new AppError('payload_too_large', `The file is larger than this server's limit of ${max} bytes (CAIRN_MAX_UPLOAD_BYTES).`);
       const declared = req.headers['content-length'];
       if (declared !== undefined && Number(declared) > max) throw tooLarge();
-      const staged = startUpload(deps, p, q, contentType);
+      const staged = begin(p, query, contentType);
       upload = staged;
       await readBody(req, (piece) => {
         if (staged.size + piece.length > max) throw tooLarge();
         staged.write(piece);
       });
-      const out = staged.finish();
-      res.status(201).json(out);
+      res.status(201).json(answer(staged.finish()));
     } catch (e) {
       upload?.abort();
       if (!req.complete) {
@@ -181,6 +194,35 @@ export function uploadFile(deps: Deps) {
       next(e);
     }
   };
+}
+
+export function uploadFile(deps: Deps) {
+  return rawUpload(
+    deps,
+    'attachments:write',
+    (p, query, contentType) => startUpload(deps, p, parse(UploadQuery, query), contentType),
+    ({ parent: _parent, ...attachment }) => attachment,
+  );
+}
+
+/**
+ * POST /v1/inbox/files?title=&whenDate= (spec §4.11; docs/api.md "Inbox"): a file or image
+ * capture. The body is stored exactly as an attachment file is, as the attachment of a new inbox
+ * item (kind `image` for an `image/*` Content-Type, else `file`); item and attachment appear
+ * together once the whole body is stored. Answers 201 with the inbox item.
+ */
+export function captureInboxFile(deps: Deps) {
+  return rawUpload(
+    deps,
+    'inbox:write',
+    (p, query, contentType) => {
+      const q = parse(FileCaptureQuery, query);
+      const kind = contentType.toLowerCase().startsWith('image/') ? 'image' : 'file';
+      const itemId = newId();
+      return startUpload(deps, p, { parentType: 'inbox', parentId: itemId, title: null }, contentType, fileCaptureParent(deps, p, itemId, { kind, title: q.title, whenDate: q.whenDate }));
+    },
+    (out) => out.parent,
+  );
 }
 
 export function downloadFile(deps: Deps) {

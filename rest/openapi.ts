@@ -206,7 +206,7 @@ export function buildOpenApiDocument(publicUrl: string): Json {
       operationId: 'attachments-uploadFile',
       summary: 'Upload a file attachment (raw body)',
       description:
-        'The request body is the file, any `Content-Type` (kept, sealed, and served back by GET /v1/attachments/{id}/file). At most 25 MiB by default (`CAIRN_MAX_UPLOAD_BYTES`): a larger body is refused with 413 while it streams. The bytes are sealed in 64 KiB chunks; the attachment appears only once the whole body is stored. `parentType: inbox` is refused until inbox items exist.\n\nScopes: attachments:write.',
+        'The request body is the file, any `Content-Type` (kept, sealed, and served back by GET /v1/attachments/{id}/file). At most 25 MiB by default (`CAIRN_MAX_UPLOAD_BYTES`): a larger body is refused with 413 while it streams. The bytes are sealed in 64 KiB chunks; the attachment appears only once the whole body is stored. The parent (`todo`, `container` or `inbox`) must belong to the caller.\n\nScopes: attachments:write.',
       tags: ['attachments'],
       security: [{ bearer: [] }],
       'x-scopes': ['attachments:write'],
@@ -218,6 +218,27 @@ export function buildOpenApiDocument(publicUrl: string): Json {
       requestBody: { required: true, content: { '*/*': { schema: { type: 'string', format: 'binary' } } } },
       responses: {
         '201': { description: 'The file attachment', headers: RATE_HEADERS, content: { 'application/json': { schema: attachmentSchema } } },
+        ...authed(['unauthorized', 'forbidden_scope', 'method_not_allowed', 'payload_too_large', 'validation_failed', 'rate_limited', 'internal']),
+      },
+    },
+  };
+  const inboxSchema = doc.paths['/v1/inbox/{id}']?.get?.responses?.['200']?.content?.['application/json']?.schema ?? { type: 'object' };
+  doc.paths['/v1/inbox/files'] = {
+    post: {
+      operationId: 'inbox-captureFile',
+      summary: 'Capture a file or an image (raw body)',
+      description:
+        'The request body is the file, stored exactly as an attachment file (sealed 64 KiB chunks, at most `CAIRN_MAX_UPLOAD_BYTES`, 413 while streaming) as the attachment of a new inbox item: kind `image` for an `image/*` Content-Type, else `file`. The item and its attachment appear together once the whole body is stored; `attachmentId` names the attachment (GET /v1/attachments/{id}/file).\n\nScopes: inbox:write.',
+      tags: ['inbox'],
+      security: [{ bearer: [] }],
+      'x-scopes': ['inbox:write'],
+      parameters: [
+        { name: 'title', in: 'query', required: false, schema: { type: 'string', maxLength: 512 } },
+        { name: 'whenDate', in: 'query', required: false, schema: { type: 'string', format: 'date' } },
+      ],
+      requestBody: { required: true, content: { '*/*': { schema: { type: 'string', format: 'binary' } } } },
+      responses: {
+        '201': { description: 'The inbox item', headers: RATE_HEADERS, content: { 'application/json': { schema: inboxSchema } } },
         ...authed(['unauthorized', 'forbidden_scope', 'method_not_allowed', 'payload_too_large', 'validation_failed', 'rate_limited', 'internal']),
       },
     },

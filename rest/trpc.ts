@@ -21,7 +21,7 @@ import type { Request, Response } from 'express';
 import superjson from 'superjson';
 import { getErrorShape, getTRPCErrorFromUnknown, type TRPCError } from '@trpc/server/unstable-core-do-not-import';
 import { appRouter } from '../routers/index.js';
-import { createContextInner, type Context } from '../routers/trpc.js';
+import { createContextInner, runAfterAnswer, type Context } from '../routers/trpc.js';
 import { problemScope } from '../routers/middleware/problems.js';
 import { AppError } from '../server/errors.js';
 import { LIMITS } from '../server/config.js';
@@ -121,6 +121,7 @@ export function createTrpcHandler(deps: Deps): TrpcHandler {
     res.statusCode = statuses.size === 1 ? statuses.values().next().value! : 207;
     for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
     res.setHeader('Content-Type', 'application/json');
+    runAfterAnswer(ctx.http, res);
     res.end(JSON.stringify(batch ? bodies : bodies[0]));
   }
 

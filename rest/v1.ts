@@ -20,7 +20,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
 import type { Request, Response } from 'express';
-import { createContextInner, type Meta } from '../routers/trpc.js';
+import { createContextInner, runAfterAnswer, type Meta } from '../routers/trpc.js';
 import type { Deps } from '../server/deps.js';
 import { jsonBody, mediaTypeGuard } from './guards.js';
 import { requestExtras } from './rate-limit.js';
@@ -172,6 +172,7 @@ export function createV1Handler(deps: Deps): V1Handler {
       const status = ctx.http.status ?? route.meta.successStatus ?? 200;
       res.statusCode = status;
       for (const [k, v] of Object.entries(ctx.http.headers)) res.setHeader(k, v);
+      runAfterAnswer(ctx.http, res);
       if (status === 204) {
         res.end();
         return;
@@ -179,6 +180,8 @@ export function createV1Handler(deps: Deps): V1Handler {
       res.setHeader('Content-Type', 'application/json');
       res.end(JSON.stringify(data));
     } catch (e) {
+      // Tasks of a write that rolled back find nothing to do (each checks its row first).
+      runAfterAnswer(ctx.http, res);
       state.error = e;
       state.procedure = route.procedurePath;
       sendProblem(deps, req as Request, res as Response, e);

@@ -17,6 +17,7 @@ import { filtersRouter } from './filters/router.js';
 import { searchRouter } from './search/router.js';
 import { linkTitleRouter } from './link-title/router.js';
 import { attachmentsRouter } from './attachments/router.js';
+import { inboxRouter } from './inbox/router.js';
 
 export const appRouter = router({
   auth: authRouter,
@@ -36,6 +37,7 @@ export const appRouter = router({
   search: searchRouter,
   linkTitle: linkTitleRouter,
   attachments: attachmentsRouter,
+  inbox: inboxRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -59,7 +59,39 @@ export type ContextInner = {
 };
 
 /** What a procedure may say about its HTTP answer beyond the body (status chosen at run time). */
-export type HttpOut = { status?: 200 | 201 | 204; headers: Record<string, string>; procedure?: string };
+export type HttpOut = {
+  status?: 200 | 201 | 204;
+  headers: Record<string, string>;
+  procedure?: string;
+  /** Tasks to start once the answer has gone out (`afterAnswer`); both adapters run them when the response closes. */
+  afterAnswer?: AfterAnswerTask[];
+};
+
+/**
+ * Starts `task` once the request's answer has been sent (the response's 'close', after 'finish'),
+ * never inside the request's transaction. Both HTTP adapters (rest/v1.ts, rest/trpc.ts) run these
+ * via `runAfterAnswer`; a call without HTTP (the tests' tRPC caller) never runs them.
+ */
+export type AfterAnswerTask = {
+  /** Called when the adapter arms the task, before the answer's first byte is written (may be called twice: must be idempotent). */
+  armed?: () => void;
+  run: () => void;
+};
+
+export function afterAnswer(ctx: { http: HttpOut }, task: AfterAnswerTask): void {
+  (ctx.http.afterAnswer ??= []).push(task);
+}
+
+/** For the adapters: once `res` closes, start the request's after-answer tasks. */
+export function runAfterAnswer(http: HttpOut, res: { once(event: 'close', fn: () => void): unknown }): void {
+  const tasks = http.afterAnswer;
+  if (!tasks?.length) return;
+  http.afterAnswer = [];
+  for (const t of tasks) t.armed?.();
+  res.once('close', () => {
+    for (const t of tasks) t.run();
+  });
+}
 
 export type Context = ContextInner & { http: HttpOut };
 

@@ -1,7 +1,7 @@
 // Spec §7 `account_too_large` for the operations that read the whole account through the sealed
 // index (views, saved filters, search, sealed-field lists): refused past CAIRN_MAX_ACCOUNT_ITEMS
-// items (DECISIONS §1, default 250,000), counting to-dos, notes, containers and headings (inbox
-// items join the count when that table exists). Counted on plaintext owner columns: no decryption.
+// items (DECISIONS §1, default 250,000), counting to-dos, notes, containers, headings and inbox
+// items. Counted on plaintext owner columns: no decryption.
 import type Database from 'better-sqlite3';
 import type { Deps } from './deps.js';
 import { AppError } from './errors.js';

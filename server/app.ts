@@ -15,7 +15,7 @@ import { requestState } from '../rest/state.js';
 import { requestExtras } from '../rest/rate-limit.js';
 import { buildOpenApiDocument } from '../rest/openapi.js';
 import { errorPage, errorIndex } from '../rest/error-pages.js';
-import { downloadFile, uploadFile } from '../rest/files.js';
+import { captureInboxFile, downloadFile, uploadFile } from '../rest/files.js';
 import { LIMITS } from './config.js';
 import type { Deps } from './deps.js';
 import { AppError } from './errors.js';
@@ -70,6 +70,7 @@ export function createApp(deps: Deps): express.Express {
   // Attachment files (rest/files.ts): raw bodies, not JSON, so plain routes. rest/v1.ts defines no
   // procedure at these paths, so their requests fall through to here.
   app.post('/v1/attachments/files', uploadFile(deps));
+  app.post('/v1/inbox/files', captureInboxFile(deps));
   app.get('/v1/attachments/:id/file', downloadFile(deps));
 
   // First-party TypeScript clients: the same procedures, superjson on the wire.
@@ -78,17 +79,28 @@ export function createApp(deps: Deps): express.Express {
     maxBodySize: LIMITS.jsonBodyBytes,
     // Issue 11.1: one request buys bounded work; every call also counts against its buckets.
     maxBatchSize: LIMITS.trpcBatchMax,
-    createContext: ({ req }) => {
+    createContext: ({ req, res }) => {
       const state = requestState(req);
       // A body refused by trpcBody (UTF-8, depth, size) becomes this request's tRPC error.
       if (state.bodyError) throw state.bodyError;
       const ctx = createContextInner({ deps, requestId: state.requestId, authorization: req.headers.authorization, ip: state.ip, ...requestExtras(req) });
       state.ctx = ctx;
+      // After-answer tasks (routers/trpc.ts afterAnswer) start once this adapter's answer is sent.
+      res.once('close', () => {
+        const tasks = ctx.http.afterAnswer ?? [];
+        ctx.http.afterAnswer = [];
+        for (const t of tasks) {
+          t.armed?.();
+          t.run();
+        }
+      });
       return ctx;
     },
     // Headers a procedure set (Idempotent-Replayed, Cache-Control, …) and those its errors carry
     // (Retry-After, WWW-Authenticate, Allow). Errors are never cached, as on REST.
     responseMeta: ({ ctx, errors }) => {
+      // Armed before the answer is written (a no-op when armed again at close).
+      for (const t of ctx?.http.afterAnswer ?? []) t.armed?.();
       const headers: Record<string, string> = { ...(ctx?.http.headers ?? {}) };
       for (const e of errors) if (e.cause instanceof AppError) Object.assign(headers, e.cause.headers);
       for (const e of errors) if (e instanceof AppError) Object.assign(headers, e.headers);

@@ -8,3 +8,4 @@ export * from './instance.js';
 export * from './todo-index.js';
 export * from './filters.js';
 export * from './attachments.js';
+export * from './inbox.js';

@@ -13,6 +13,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { attachmentChunks, attachments, pendingUploads, type AttachmentParent } from '../../db/schema/index.js';
 import type { Deps } from '../../server/deps.js';
+import type { Tx } from '../../db/client.js';
 import { credentialIsLive, unauthorized, type Principal } from '../../server/auth/credentials.js';
 import { notFound } from '../../server/errors.js';
 import { LIMITS } from '../../server/config.js';
@@ -30,23 +31,30 @@ export const chunkCount = (size: number) => Math.max(1, Math.ceil(size / CHUNK))
 
 export type UploadQuery = { parentType: AttachmentParent; parentId: string; title?: string | null | undefined };
 
-export type Upload = {
+/**
+ * A parent that comes into being with its file (an inbox file capture, routers/inbox/model.ts):
+ * not checked when the upload starts; `create` runs in the finish transaction, before the
+ * attachment row, and its answer is what `finish` returns alongside the attachment.
+ */
+export type NewParent<P> = { create: (tx: Tx, now: number, attachmentId: string) => P };
+
+export type Upload<P = undefined> = {
   id: string;
   /** Takes the next piece of the body; seals and stores every full chunk that is not the last. */
   write(data: Buffer): void;
   /** Bytes received so far. */
   readonly size: number;
-  /** Seals the last chunk and makes the attachment visible, in one transaction. */
-  finish(): AttachmentOut;
+  /** Seals the last chunk and makes the attachment (and a new parent) visible, in one transaction. */
+  finish(): AttachmentOut & { parent: P };
   /** Removes the staged chunks (failed, refused or aborted upload). Safe to call more than once. */
   abort(): void;
 };
 
 /** Checks the parent and opens the staging row. Throws a problem before any byte is read. */
-export function startUpload(deps: Deps, p: Principal, q: UploadQuery, contentType: string): Upload {
+export function startUpload<P = undefined>(deps: Deps, p: Principal, q: UploadQuery, contentType: string, newParent?: NewParent<P>): Upload<P> {
   const id = newId();
   deps.db.transaction((tx) => {
-    checkParent(tx, p.userId, q.parentType, q.parentId);
+    if (!newParent) checkParent(tx, p.userId, q.parentType, q.parentId);
     tx.insert(pendingUploads).values({ id, userId: p.userId, startedAt: deps.clock() }).run();
   });
   const sqlite = deps.db.$client;
@@ -103,11 +111,12 @@ export function startUpload(deps: Deps, p: Principal, q: UploadQuery, contentTyp
           const staged = tx.select({ id: pendingUploads.id }).from(pendingUploads).where(and(eq(pendingUploads.id, id), eq(pendingUploads.userId, p.userId))).get();
           if (!staged || !credentialIsLive(deps, p)) throw unauthorized(deps, 'The credential was revoked or replaced while this upload ran.', true);
           // The parent may have gone while the body streamed.
-          checkParent(tx, p.userId, q.parentType, q.parentId);
+          if (!newParent) checkParent(tx, p.userId, q.parentType, q.parentId);
           put(Buffer.concat(held, heldBytes), true);
           held = [];
           tx.delete(pendingUploads).where(eq(pendingUploads.id, id)).run();
           const now = deps.clock();
+          const parent = newParent ? newParent.create(tx, now, id) : (undefined as P);
           const s: AttachmentSealed = { kind: 'file', title: q.title ?? null, url: null, text: null, contentType, size };
           const row = {
             id,
@@ -122,7 +131,7 @@ export function startUpload(deps: Deps, p: Principal, q: UploadQuery, contentTyp
           tx.insert(attachments).values(row).run();
           recordEvent(deps, { userId: p.userId, type: 'attachment.created', id, at: now });
           done = true;
-          return toAttachment(row, s);
+          return { ...toAttachment(row, s), parent };
         });
       } catch (e) {
         abort();

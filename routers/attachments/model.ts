@@ -1,7 +1,7 @@
 // Attachments (spec §2.6, §4.9; DECISIONS §3, §6). The parent relation and a note attachment's
 // note are plaintext (relations); kind, title, url and text are one sealed blob bound to the row.
 import { and, asc, eq, sql, type SQL } from 'drizzle-orm';
-import { attachments, containers, notes, todos } from '../../db/schema/index.js';
+import { attachments, containers, inboxItems, notes, todos } from '../../db/schema/index.js';
 import type { AttachmentParent } from '../../db/schema/index.js';
 import type { Db, Tx } from '../../db/client.js';
 import { afterTuple, tuplePage, updatedSince } from '../../db/tuple-page.js';
@@ -58,10 +58,9 @@ export function getAttachmentRow(tx: Tx | Db, userId: string, id: string): Attac
 
 /** The parent exists and is the caller's (any state: a trashed to-do still holds its attachments). */
 export function checkParent(tx: Tx, userId: string, parentType: AttachmentParent, parentId: string): void {
-  if (parentType === 'inbox') throw invalid('/parentType', 'inbox items do not exist yet; attach to a todo or a container');
-  const table = parentType === 'todo' ? todos : containers;
+  const table = parentType === 'todo' ? todos : parentType === 'inbox' ? inboxItems : containers;
   const found = tx.select({ id: table.id }).from(table).where(and(eq(table.userId, userId), eq(table.id, parentId))).get();
-  if (!found) throw invalid('/parentId', `no ${parentType === 'todo' ? 'to-do' : 'container'} with this id`);
+  if (!found) throw invalid('/parentId', `no ${parentType === 'todo' ? 'to-do' : parentType === 'inbox' ? 'inbox item' : 'container'} with this id`);
 }
 
 export type CreateAttachment = {

@@ -27,7 +27,7 @@ export const AttachmentTitle = z.string().max(LIMITS.attachment.title);
 
 export const CreateAttachmentInput = z
   .object({
-    parentType: z.enum(ATTACHMENT_PARENTS).meta({ description: '`inbox` is refused until inbox items exist.' }),
+    parentType: z.enum(ATTACHMENT_PARENTS).meta({ description: 'A to-do, a container or an inbox item of the caller.' }),
     parentId: IdRef,
     kind: z.enum(ATTACHMENT_KINDS).meta({ description: 'File attachments are uploaded through POST /v1/attachments/files.' }),
     url: AttachmentUrl.optional().meta({ description: 'Required for kind `url`; refused for the other kinds.' }),

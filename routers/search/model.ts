@@ -6,7 +6,7 @@
 // containers, headings and notes are opened in the request (account_too_large bounds it).
 import { createHash } from 'node:crypto';
 import { and, eq, sql } from 'drizzle-orm';
-import { containers, headings, notes, todos } from '../../db/schema/index.js';
+import { containers, headings, inboxItems, notes, todos } from '../../db/schema/index.js';
 import { inJsonIds, prepared } from '../../db/prepared.js';
 import { decodeTupleCursor, encodeTupleCursor } from '../../db/tuple-page.js';
 import { LIMITS } from '../../server/config.js';
@@ -21,6 +21,7 @@ import { fold, foldWithMap, terms as termsOf } from '../../server/index/fold.js'
 import { deadContainerIds } from '../containers/live.js';
 import { openContainer } from '../containers/model.js';
 import { openNote } from '../notes/model.js';
+import { openInbox } from '../inbox/model.js';
 import { openTodo, type TodoRow } from '../todos/model.js';
 import { SEARCH_TYPES, type SearchType } from './schema.js';
 
@@ -130,7 +131,15 @@ export function search(deps: Deps, p: Principal, input: { q: string; types?: str
       consider('note', row.id, title, s.body);
     }
   }
-  // Inbox items join once that resource exists; there is nothing to search for `inbox` yet.
+  if (wanted.has('inbox')) {
+    for (const row of deps.db.select().from(inboxItems).where(eq(inboxItems.userId, p.userId)).all()) {
+      const s = openInbox(p.dek, row);
+      // A moved item lives on as its to-do; searching it too would find the same thing twice.
+      if (s.status === 'moved') continue;
+      const title = s.title ?? s.text?.split('\n', 1)[0]!.slice(0, 200) ?? s.url ?? '';
+      consider('inbox', row.id, title, [s.text ?? '', s.url ?? ''].filter(Boolean).join('\n'));
+    }
+  }
 
   hits.sort((x, y) => x.rank - y.rank || TYPE_ORDER.indexOf(x.type) - TYPE_ORDER.indexOf(y.type) || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
   const limit = input.limit ?? LIMITS.page.defaultLimit;

@@ -380,8 +380,9 @@ describe('file attachments', () => {
     const mine = await todo();
     const r = await upload(Buffer.from('x'), { parentId: theirs });
     expect(expectProblem({ ...r, headers: r.headers }, 422, 'validation_failed').errors?.[0]?.pointer).toBe('/parentId');
+    // A to-do id given as an inbox item is not one.
     const inbox = await upload(Buffer.from('x'), { parentId: mine, parentType: 'inbox' });
-    expect(expectProblem(inbox, 422, 'validation_failed').errors?.[0]?.pointer).toBe('/parentType');
+    expect(expectProblem(inbox, 422, 'validation_failed').errors?.[0]?.pointer).toBe('/parentId');
     const bogus = await upload(Buffer.from('x'), { parentId: mine, parentType: 'note' });
     expect(expectProblem(bogus, 422, 'validation_failed').errors?.[0]?.pointer).toBe('/parentType');
     const title = await upload(Buffer.from('x'), { parentId: mine, title: 't'.repeat(513) });

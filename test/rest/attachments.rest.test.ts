@@ -114,7 +114,7 @@ describe('attachments over HTTP', () => {
     expect((await call(app, 'GET', `/v1/attachments/${x.id}`, { token })).body).toMatchObject({ text: 'x', title: null });
   });
 
-  it("the parent must exist and be the caller's; inbox parents are refused until inbox items exist", async () => {
+  it("the parent must exist and be the caller's, inbox items included", async () => {
     const other = await registerUser(app);
     const theirs = await call(app, 'POST', '/v1/todos', { token: other.session, body: { title: 'theirs' } });
     const theirNote = await call(app, 'POST', '/v1/notes', { token: other.session, body: { body: 'their note' } });
@@ -124,8 +124,16 @@ describe('attachments over HTTP', () => {
     // A to-do id given as a container is not a container.
     const c = await call(app, 'POST', '/v1/attachments', { token, body: { parentType: 'container', parentId: mine, kind: 'text', text: 'x' } });
     expect(expectProblem(c, 422, 'validation_failed').errors?.[0]?.pointer).toBe('/parentId');
+    // A to-do id given as an inbox item is not an inbox item; the caller's inbox item is a parent, another user's is not.
     const inbox = await call(app, 'POST', '/v1/attachments', { token, body: { parentType: 'inbox', parentId: mine, kind: 'text', text: 'x' } });
-    expect(expectProblem(inbox, 422, 'validation_failed').errors?.[0]?.pointer).toBe('/parentType');
+    expect(expectProblem(inbox, 422, 'validation_failed').errors?.[0]?.pointer).toBe('/parentId');
+    const myItem = (await call(app, 'POST', '/v1/inbox', { token, body: { kind: 'text', text: 'captured' } })).body.id as string;
+    const theirItem = (await call(app, 'POST', '/v1/inbox', { token: other.session, body: { kind: 'text', text: 'theirs' } })).body.id as string;
+    const onItem = await call(app, 'POST', '/v1/attachments', { token, body: { parentType: 'inbox', parentId: myItem, kind: 'text', text: 'on the item' } });
+    expect(onItem.status, onItem.text).toBe(201);
+    expect(onItem.body).toMatchObject({ parentType: 'inbox', parentId: myItem });
+    const onTheirs = await call(app, 'POST', '/v1/attachments', { token, body: { parentType: 'inbox', parentId: theirItem, kind: 'text', text: 'x' } });
+    expect(expectProblem(onTheirs, 422, 'validation_failed').errors?.[0]?.pointer).toBe('/parentId');
     const n = await call(app, 'POST', '/v1/attachments', { token, body: { parentType: 'todo', parentId: mine, kind: 'note', noteId: theirNote.body.id } });
     expect(expectProblem(n, 422, 'validation_failed').errors?.[0]?.pointer).toBe('/noteId');
     // And another user's attachment is not found.

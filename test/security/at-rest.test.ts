@@ -11,6 +11,9 @@ import { open, rowAad, SealError } from '../../server/crypto/seal.js';
 import { credentialKek, unwrapDataKey } from '../../server/crypto/keywrap.js';
 import { sha256 } from '../../server/crypto/secrets.js';
 import { PAT_PREFIX, wrapPurpose } from '../../server/auth/credentials.js';
+import { html, pageServer, selfSignedCert, type PageServer } from '../helpers/tls.js';
+import type { Resolver } from '../../server/net/index.js';
+import { inboxTitlesSettled } from '../../routers/inbox/model.js';
 
 const MARKER = 'MarkerZ9q7Xylophone';
 
@@ -23,12 +26,25 @@ function dbFiles(dir: string): string[] {
   return readdirSync(dir).filter((f) => f.startsWith('cairn.db')).map((f) => path.join(dir, f));
 }
 
+// Inbox url captures fetch their page title from a loopback HTTPS page (names resolve to loopback only).
+const resolver: Resolver = async (name) => {
+  if (name === 'localhost') return [{ address: '127.0.0.1', family: 4 }];
+  throw Object.assign(new Error('not found'), { code: 'ENOTFOUND' });
+};
+
 describe('sealed at rest', () => {
   let app: TestApp;
+  let site: PageServer;
   beforeAll(async () => {
-    app = await startApp();
+    const cert = selfSignedCert();
+    site = await pageServer((_req, res) => html(res, `<html><head><title>${MARKER} page title</title></head></html>`), cert);
+    app = await startApp({ CAIRN_UNSAFE_ALLOW_LOOPBACK: '1' }, {}, { outbound: { resolver, ca: cert.cert } });
   });
-  afterAll(() => app.close());
+  afterAll(async () => {
+    await inboxTitlesSettled();
+    await site.close();
+    await app.close();
+  });
 
   it('a marker written through every resource is absent from the DB file and WAL, even with the master key', async () => {
     const email = `${MARKER.toLowerCase()}@example.test`;
@@ -90,6 +106,20 @@ describe('sealed at rest', () => {
     expect(fileRes.status).toBe(201);
     const fileId = ((await fileRes.json()) as { id: string }).id;
 
+    // Inbox: a text capture, a url capture whose fetched page title holds the marker, a file capture's title.
+    const inboxText = await call(app, 'POST', '/v1/inbox', { token: u.session, body: { kind: 'text', text: `${MARKER} inbox text` } });
+    expect(inboxText.status).toBe(201);
+    const inboxUrl = await call(app, 'POST', '/v1/inbox', { token: u.session, body: { kind: 'url', url: `${site.origin}/${MARKER}` } });
+    expect(inboxUrl.status).toBe(201);
+    await inboxTitlesSettled();
+    expect((await call(app, 'GET', `/v1/inbox/${inboxUrl.body.id}`, { token: u.session })).body.title).toBe(`${MARKER} page title`);
+    const inboxFile = await fetch(`${app.url}/v1/inbox/files?title=${encodeURIComponent(`${MARKER} capture`)}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${u.session}`, 'content-type': 'image/png' },
+      body: `${MARKER} image bytes`,
+    });
+    expect(inboxFile.status).toBe(201);
+
     // Every sealed table got a row from this user (so a new table cannot be forgotten silently).
     for (const t of SEALED_TABLES) {
       const n = app.deps.db.$client.prepare(`SELECT count(*) AS n FROM "${t.table}" WHERE "${t.userCol}" = ? AND "${t.sealedCol}" IS NOT NULL`).get(u.userId) as { n: number };
@@ -122,6 +152,8 @@ describe('sealed at rest', () => {
     expect((await call(app, 'GET', `/v1/attachments/${urlAtt.body.id}`, { token: u.session })).body).toMatchObject({ url: `https://example.test/${MARKER}`, title: `${MARKER} link renamed` });
     const file = await fetch(`${app.url}/v1/attachments/${fileId}/file`, { headers: { authorization: `Bearer ${u.session}` } });
     expect(await file.text()).toBe(`${MARKER} file bytes `.repeat(10_000));
+    expect((await call(app, 'GET', `/v1/inbox/${inboxText.body.id}`, { token: u.session })).body.text).toBe(`${MARKER} inbox text`);
+    expect((await call(app, 'GET', `/v1/inbox/${inboxUrl.body.id}`, { token: u.session })).body).toMatchObject({ url: `${site.origin}/${MARKER}`, title: `${MARKER} page title` });
   });
 
   it('a sealed value moved to another row (or another user) fails to open', async () => {
