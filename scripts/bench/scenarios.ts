@@ -253,47 +253,17 @@ export function buildScenarios(sizes: readonly number[]): Scenario[] {
   for (const size of sizes) {
     const account = sizedAccount(size);
     const common = { kind: 'decrypting' as const, group: 'sized' as const, account, size, connections: 'single' as const };
+    // The views (issue 14): one scenario each, the same request shape.
+    const view = (name: string): Scenario => ({
+      ...common,
+      id: `view-${name}@${size}`,
+      op: `GET /v1/views/${name}`,
+      label: `GET /v1/views/${name} (${size})`,
+      needs: 'todos',
+      build: (a, who, ctx) => ({ method: 'GET', path: () => `/v1/views/${name}?today=${ctx.today}`, headers: headersFor(a, who) }),
+    });
     sized.push(
-      {
-        ...common,
-        id: `view-today@${size}`,
-        op: 'GET /v1/views/today',
-        label: `GET /v1/views/today (${size})`,
-        needs: 'todos',
-        build: (a, who, ctx) => ({ method: 'GET', path: () => `/v1/views/today?today=${ctx.today}`, headers: headersFor(a, who) }),
-      },
-      {
-        ...common,
-        id: `view-anytime@${size}`,
-        op: 'GET /v1/views/anytime',
-        label: `GET /v1/views/anytime (${size})`,
-        needs: 'todos',
-        build: (a, who, ctx) => ({ method: 'GET', path: () => `/v1/views/anytime?today=${ctx.today}`, headers: headersFor(a, who) }),
-      },
-      {
-        ...common,
-        id: `view-upcoming@${size}`,
-        op: 'GET /v1/views/upcoming',
-        label: `GET /v1/views/upcoming (${size})`,
-        needs: 'todos',
-        build: (a, who, ctx) => ({ method: 'GET', path: () => `/v1/views/upcoming?today=${ctx.today}`, headers: headersFor(a, who) }),
-      },
-      {
-        ...common,
-        id: `view-overview@${size}`,
-        op: 'GET /v1/views/overview',
-        label: `GET /v1/views/overview (${size})`,
-        needs: 'todos',
-        build: (a, who, ctx) => ({ method: 'GET', path: () => `/v1/views/overview?today=${ctx.today}`, headers: headersFor(a, who) }),
-      },
-      {
-        ...common,
-        id: `view-logbook@${size}`,
-        op: 'GET /v1/views/logbook',
-        label: `GET /v1/views/logbook (${size})`,
-        needs: 'todos',
-        build: (a, who, ctx) => ({ method: 'GET', path: () => `/v1/views/logbook?today=${ctx.today}`, headers: headersFor(a, who) }),
-      },
+      ...['today', 'anytime', 'upcoming', 'overview', 'logbook'].map(view),
       {
         ...common,
         id: `search@${size}`,
