@@ -5,7 +5,7 @@ import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Cert } from '../helpers/tls.js';
 
-export type Received = { path: string; headers: http.IncomingHttpHeaders; body: string };
+export type Received = { path: string; headers: http.IncomingHttpHeaders; body: string; answered: Answer };
 export type Answer = number | 'hang' | { redirect: string };
 
 export type Receiver = {
@@ -35,8 +35,8 @@ export async function receiver(cert: Cert, answer: Answer = 200, host = '127.0.0
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      got.push({ path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
       const a = r.answer;
+      got.push({ path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), answered: a });
       if (a === 'hang') return;
       if (typeof a === 'object') res.writeHead(302, { location: a.redirect }).end();
       else res.writeHead(a, { 'content-type': 'text/plain' }).end('secret receiver body');
