@@ -118,7 +118,11 @@ export function updateWebhook(
   const row = getRow(deps, p.userId, input.id);
   const now = deps.clock();
   const next: WebhookRow = { ...row, updatedAt: now };
-  if (input.url !== undefined) next.sealedTarget = sealTarget(deps, p.userId, row.id, { ...openTarget(deps, row), url: input.url });
+  if (input.url !== undefined) {
+    const t = openTarget(deps, row);
+    // A rotated-out secret past its 24 hours is dropped whenever the target is written again.
+    next.sealedTarget = sealTarget(deps, p.userId, row.id, { url: input.url, secret: t.secret, previous: t.previous && t.previous.until > now ? t.previous : null });
+  }
   if (input.events !== undefined) next.events = JSON.stringify(input.events);
   if (input.description !== undefined) next.sealedDescription = sealDescription(p, row.id, input.description);
   if (input.active === true && !row.active) {
