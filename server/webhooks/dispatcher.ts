@@ -9,7 +9,7 @@
 // Time rules read the injected clock: tests move it and call `tick()`/`settle()`; the process
 // calls `start()`, which ticks on a real-time interval.
 import { performance } from 'node:perf_hooks';
-import { and, asc, eq, inArray, isNull, lte } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, lte, notInArray } from 'drizzle-orm';
 import { outbox, webhookDeliveries, webhooks } from '../../db/schema/index.js';
 import type { Deps } from '../deps.js';
 import { iso } from '../clock.js';
@@ -127,15 +127,26 @@ export function createDispatcher(deps: Deps, opts: DispatcherOptions = {}): Disp
   let stopped = false;
   let timer: NodeJS.Timeout | null = null;
 
-  const due = () =>
-    deps.db
+  /** Due deliveries, leaving out those in flight and subscriptions already at their bound. */
+  const due = () => {
+    const full = [...perSub].filter(([, n]) => n >= perSubscription).map(([id]) => id);
+    return deps.db
       .select({ d: webhookDeliveries, w: webhooks })
       .from(webhookDeliveries)
       .innerJoin(webhooks, eq(webhooks.id, webhookDeliveries.webhookId))
-      .where(and(eq(webhookDeliveries.status, 'pending'), lte(webhookDeliveries.nextAttemptAt, deps.clock()), eq(webhooks.active, true)))
+      .where(
+        and(
+          eq(webhookDeliveries.status, 'pending'),
+          lte(webhookDeliveries.nextAttemptAt, deps.clock()),
+          eq(webhooks.active, true),
+          inflight.size ? notInArray(webhookDeliveries.id, [...inflight.keys()]) : undefined,
+          full.length ? notInArray(webhooks.id, full) : undefined,
+        ),
+      )
       .orderBy(asc(webhookDeliveries.nextAttemptAt), asc(webhookDeliveries.createdAt))
-      .limit(overall * 8 + inflight.size)
+      .limit(overall * 4)
       .all();
+  };
 
   const launch = (d: DeliveryRow, w: WebhookRow) => {
     perSub.set(w.id, (perSub.get(w.id) ?? 0) + 1);
@@ -159,12 +170,23 @@ export function createDispatcher(deps: Deps, opts: DispatcherOptions = {}): Disp
   function tick(): void {
     if (stopped) return;
     try {
-      while (fanOut(deps) === FAN_OUT_BATCH);
-      if (inflight.size >= overall) return;
-      for (const { d, w } of due()) {
-        if (inflight.size >= overall) break;
-        if (inflight.has(d.id) || (perSub.get(w.id) ?? 0) >= perSubscription) continue;
-        launch(d, w);
+      // A large backlog (the outbox before the first subscription, say) is moved a bounded amount per tick.
+      for (let i = 0; i < 20 && fanOut(deps) === FAN_OUT_BATCH; i++);
+      // Rows of a subscription that fills up are skipped; the next round asks again without it, so
+      // one subscription's backlog never hides another's due deliveries.
+      for (let round = 0; round < overall && inflight.size < overall; round++) {
+        let started = 0;
+        let skipped = false;
+        for (const { d, w } of due()) {
+          if (inflight.size >= overall) break;
+          if ((perSub.get(w.id) ?? 0) >= perSubscription) {
+            skipped = true;
+            continue;
+          }
+          launch(d, w);
+          started++;
+        }
+        if (!skipped || !started) break;
       }
     } catch (err) {
       deps.log.error({ err }, 'webhook dispatcher tick failed');

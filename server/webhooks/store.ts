@@ -115,6 +115,11 @@ export function recordAttempt(deps: Pick<Deps, 'db' | 'clock'>, deliveryId: stri
         capLog(db, sub.id);
         return;
       }
+      if (d.status !== 'pending') {
+        // Ended while this attempt was out (its subscription was disabled): only counted.
+        db.update(webhookDeliveries).set({ attempts: d.attempts + 1, updatedAt: at }).where(eq(webhookDeliveries.id, d.id)).run();
+        return;
+      }
       if (d.manual) {
         db.update(webhookDeliveries).set({ status: 'failed', attempts: d.attempts + 1, nextAttemptAt: null, manual: false, updatedAt: at }).where(eq(webhookDeliveries.id, d.id)).run();
         capLog(db, sub.id);

@@ -387,9 +387,9 @@ describe('deliveries', () => {
     const h = await create(u.token, { url: hang.url(), events: ['todo.created'] });
     d.tick(); // the hanging ping is in flight
     await until(() => hang.got.length === 1);
-    for (let i = 0; i < 5; i++) recordEvent(app.deps, { userId: u.userId, type: 'todo.created', id: `H${i}`, at: app.clock() });
+    for (let i = 0; i < 40; i++) recordEvent(app.deps, { userId: u.userId, type: 'todo.created', id: `H${i}`, at: app.clock() });
     d.tick();
-    await until(() => hang.got.length === 2); // its second slot taken too; the rest wait
+    await until(() => hang.got.length === 2); // its second slot taken too; 39 more (longer than one query page of due rows) wait
     const f = await create(u.token, { url: fine.url(), events: ['todo.created'] });
     recordEvent(app.deps, { userId: u.userId, type: 'todo.created', id: 'F', at: app.clock() });
     d.tick();
