@@ -2,6 +2,8 @@
 // through a real dispatcher to a loopback HTTPS receiver with a self-signed certificate, all time
 // rules on the manual clock. Signatures are checked here by code written from spec §6.4.
 import { createHmac } from 'node:crypto';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { startApp, type TestApp } from '../helpers/app.js';
@@ -10,6 +12,7 @@ import { selfSignedCert, type Cert } from '../helpers/tls.js';
 import { createDispatcher, type Dispatcher } from '../../server/webhooks/dispatcher.js';
 import { recordEvent } from '../../server/events.js';
 import { purgeWebhookDeliveries } from '../../server/jobs/purge-webhooks.js';
+import { SEND_DEADLINE_MS, SEND_MAX_READ_BYTES } from '../../server/webhooks/constants.js';
 import { webhooks } from '../../db/schema/index.js';
 import { receiver, until, type Receiver } from './receiver.js';
 
@@ -475,5 +478,79 @@ describe('deliveries', () => {
     expect(r.got).toHaveLength(3);
     expectProblem(await call(app, 'POST', `/v1/webhooks/${w.id}/deliveries/whd_${'0'.repeat(32)}/redeliver`, { token: u.token }), 404, 'not_found');
     expectProblem(await call(app, 'POST', `/v1/webhooks/${w.id}/deliveries/nope/redeliver`, { token: u.token }), 422, 'validation_failed');
+  });
+});
+
+describe('sending limits', () => {
+  it('the send deadline is 10 s; a receiver past it is a timeout (shortened here so the test does not wait 10 s)', async () => {
+    expect(SEND_DEADLINE_MS).toBe(10_000);
+    const u = await user();
+    const hang = await rec('hang');
+    try {
+      d.stop();
+      d = createDispatcher(app.deps, { sendDeadlineMs: 300 });
+      const w = await create(u.token, { url: hang.url(), events: ['todo.created'] });
+      await d.settle();
+      const [ping] = await deliveries(u.token, w.id);
+      expect(ping!.attempts).toEqual([expect.objectContaining({ status: null, errorClass: 'timeout' })]);
+      expect(ping!.attempts[0]!.latencyMs).toBeGreaterThanOrEqual(250);
+      expect(ping!.status).toBe('pending');
+    } finally {
+      await hang.close();
+    }
+  });
+
+  it('reads at most 64 KB of an answer and then closes it (an endless 200 body is delivered, not a timeout)', async () => {
+    expect(SEND_MAX_READ_BYTES).toBe(64 * 1024);
+    const u = await user();
+    let written = 0;
+    let closedByUs = false;
+    const server = https.createServer({ key: cert.key, cert: cert.cert }, (req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'application/octet-stream' });
+      const chunk = Buffer.alloc(16 * 1024, 120);
+      const pump = () => {
+        while (!res.destroyed) {
+          written += chunk.length;
+          if (!res.write(chunk)) {
+            res.once('drain', pump);
+            return;
+          }
+        }
+      };
+      res.on('close', () => (closedByUs = !res.writableEnded));
+      pump();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      d.stop();
+      d = createDispatcher(app.deps, { sendDeadlineMs: 5_000 });
+      const w = await create(u.token, { url: `https://127.0.0.1:${(server.address() as AddressInfo).port}/`, events: ['todo.created'] });
+      await d.settle();
+      const [ping] = await deliveries(u.token, w.id);
+      expect(ping).toMatchObject({ status: 'delivered' });
+      expect(ping!.attempts[0]).toMatchObject({ status: 200, errorClass: null });
+      expect(ping!.attempts[0]!.latencyMs).toBeLessThan(5_000);
+      await until(() => closedByUs);
+      expect(written).toBeGreaterThanOrEqual(64 * 1024);
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+
+  it('PATCH active:false pauses: nothing is sent and events make no deliveries until active:true', async () => {
+    const u = await user();
+    const r = await rec(200);
+    const w = await create(u.token, { url: r.url(), events: ['todo.created'] });
+    const off = await call(app, 'PATCH', `/v1/webhooks/${w.id}`, { token: u.token, body: { active: false } });
+    expect(off.body.active).toBe(false);
+    recordEvent(app.deps, { userId: u.userId, type: 'todo.created', id: 'WHILE-PAUSED', at: app.clock() });
+    await d.settle();
+    expect(r.got).toEqual([]);
+    expectProblem(await call(app, 'POST', `/v1/webhooks/${w.id}/ping`, { token: u.token }), 409, 'conflict');
+    await call(app, 'PATCH', `/v1/webhooks/${w.id}`, { token: u.token, body: { active: true } });
+    await d.settle();
+    expect(r.got.map((g) => g.headers['x-service-event'])).toEqual(['webhook.ping']);
   });
 });
