@@ -554,3 +554,22 @@ describe('sending limits', () => {
     expect(r.got.map((g) => g.headers['x-service-event'])).toEqual(['webhook.ping']);
   });
 });
+
+describe('key rotation', () => {
+  it('a data-key rotation re-seals the description; deliveries (master key) go on unchanged', async () => {
+    const u = await user();
+    const r = await rec(200);
+    const w = await create(u.token, { url: r.url(), events: ['todo.created'], description: 'survives rotation' });
+    await d.settle();
+    const rot = await call(app, 'POST', '/v1/auth/rotate-key', { token: u.session, body: { password: u.password } });
+    expect(rot.status, rot.text).toBe(200);
+    const got = await call(app, 'GET', `/v1/webhooks/${w.id}`, { token: rot.body.token });
+    expect(got.status, got.text).toBe(200);
+    expect(got.body).toMatchObject({ description: 'survives rotation', url: r.url() });
+    recordEvent(app.deps, { userId: u.userId, type: 'todo.created', id: 'AFTER-ROTATION', at: app.clock() });
+    await d.settle();
+    const last = r.got.at(-1)!;
+    const sig = parseSig(String(last.headers['x-service-signature']));
+    expect(sig.v1).toEqual([hmacHex(w.secret, sig.t, last.body)]);
+  });
+});
