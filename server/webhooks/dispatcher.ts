@@ -24,6 +24,8 @@ const FAN_OUT_BATCH = 500;
 /** Moves undispatched outbox events into deliveries; returns how many events it handled. */
 export function fanOut(deps: Pick<Deps, 'db' | 'clock'>, batch = FAN_OUT_BATCH): number {
   const { db } = deps;
+  // Idle ticks take no write lock: a plain read first.
+  if (!db.select({ seq: outbox.seq }).from(outbox).where(isNull(outbox.dispatchedAt)).limit(1).get()) return 0;
   return db.$client
     .transaction(() => {
       const rows = db.select().from(outbox).where(isNull(outbox.dispatchedAt)).orderBy(asc(outbox.seq)).limit(batch).all();

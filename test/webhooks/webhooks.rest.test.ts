@@ -194,6 +194,19 @@ describe('subscriptions', () => {
     expect((await deliveries(a.token, id)).map((x) => x.eventType)).toContain('todo.created');
   });
 
+  it('an Idempotency-Key retry of POST /v1/webhooks creates nothing more and never shows the secret again', async () => {
+    const u = await user();
+    const r = await rec();
+    const body = { url: r.url(), events: ['todo.created'] };
+    const first = await call(app, 'POST', '/v1/webhooks', { token: u.token, body, headers: { 'Idempotency-Key': 'wh-create-1' } });
+    expect(first.status, first.text).toBe(201);
+    const again = await call(app, 'POST', '/v1/webhooks', { token: u.token, body, headers: { 'Idempotency-Key': 'wh-create-1' } });
+    const p = expectProblem(again, 409, 'conflict');
+    expect(p.detail).toContain(first.body.id);
+    expect(again.text).not.toContain(first.body.secret);
+    expect((await call(app, 'GET', '/v1/webhooks', { token: u.token })).body.data).toHaveLength(1);
+  });
+
   it('POST /v1/webhooks is limited to 20 per hour per user', async () => {
     const limited = await startApp({ CAIRN_UNSAFE_ALLOW_LOOPBACK: '1', CAIRN_RATE_LIMIT_FACTOR: '1' }, {}, { outbound: { ca: cert.cert } });
     try {
