@@ -36,6 +36,8 @@ export const SEALED_TABLES: SealedTable[] = [
   { table: 'filters', idCol: 'id', userCol: 'user_id', sealedCol: 'sealed' },
   { table: 'attachments', idCol: 'id', userCol: 'user_id', sealedCol: 'sealed' },
   { table: 'inbox_items', idCol: 'id', userCol: 'user_id', sealedCol: 'sealed' },
+  // Webhook descriptions (the URL and secrets are under the master key: docs/security.md "Webhook secrets").
+  { table: 'webhooks', idCol: 'id', userCol: 'user_id', sealedCol: 'sealed_description' },
   // The sealed per-account to-do index (server/index/todo-index.ts): one row per chunk.
   { table: 'todo_index_chunks', idCol: 'id', userCol: 'user_id', sealedCol: 'sealed' },
 ];

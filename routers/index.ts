@@ -18,6 +18,7 @@ import { searchRouter } from './search/router.js';
 import { linkTitleRouter } from './link-title/router.js';
 import { attachmentsRouter } from './attachments/router.js';
 import { inboxRouter } from './inbox/router.js';
+import { webhooksRouter } from './webhooks/router.js';
 
 export const appRouter = router({
   auth: authRouter,
@@ -38,6 +39,7 @@ export const appRouter = router({
   linkTitle: linkTitleRouter,
   attachments: attachmentsRouter,
   inbox: inboxRouter,
+  webhooks: webhooksRouter,
 });
 
 export type AppRouter = typeof appRouter;

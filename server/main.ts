@@ -10,6 +10,7 @@ import { systemClock } from './clock.js';
 import { createRequestHandler } from './handler.js';
 import { createHttpServer } from './http.js';
 import { startJobs } from './jobs/scheduler.js';
+import { createDispatcher } from './webhooks/dispatcher.js';
 import type { Deps } from './deps.js';
 import type { Logger } from 'pino';
 
@@ -59,6 +60,9 @@ async function main(): Promise<void> {
   const deps: Deps = { db, config, keys, clock: systemClock, log };
   const server = createHttpServer(createRequestHandler(deps), deps);
   const stopJobs = startJobs(deps);
+  // Webhook deliveries (server/webhooks): beside request handling, on their own timer.
+  const dispatcher = createDispatcher(deps);
+  dispatcher.start();
   server.keepAliveTimeout = 5_000;
 
   let stopping = false;
@@ -66,6 +70,8 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     log.info({ signal, graceMs: config.shutdownGraceMs }, 'shutting down');
+    // No new send starts; a send cut off by the exit stays due and goes again after a restart.
+    dispatcher.stop();
     server.close(() => {
       stopJobs();
       closeDb(db);

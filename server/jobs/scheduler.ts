@@ -6,6 +6,7 @@ import type { Deps } from '../deps.js';
 import { purgeIdempotencyKeys } from './purge.js';
 import { purgeTrash } from './purge-trash.js';
 import { purgeCredentials } from './purge-credentials.js';
+import { purgeWebhookDeliveries } from './purge-webhooks.js';
 
 export type Job = { name: string; everyMs: number; run: (deps: Deps) => number | void };
 
@@ -14,6 +15,7 @@ export const JOBS: Job[] = [
   { name: 'purge-idempotency-keys', everyMs: 10 * 60_000, run: purgeIdempotencyKeys },
   { name: 'purge-trash', everyMs: 60 * 60_000, run: purgeTrash },
   { name: 'purge-credentials', everyMs: 10 * 60_000, run: purgeCredentials },
+  { name: 'purge-webhook-deliveries', everyMs: 60 * 60_000, run: purgeWebhookDeliveries },
   // Uploads a crash left half-staged (routers/attachments/files.ts).
   { name: 'sweep-uploads', everyMs: 10 * 60_000, run: sweepUploads },
 ];

@@ -278,3 +278,25 @@ function readBody(
     });
   });
 }
+
+/**
+ * Checks a target without connecting (webhook subscriptions at create and update): the URL
+ * parses, and every address its name resolves to (or its literal) passes the same rule the
+ * connect-time check applies. A send checks again on its own socket, so a name whose addresses
+ * change later is still refused then.
+ */
+export async function checkTarget(input: string, opts: { allowLoopback: boolean; resolver?: Resolver | undefined }): Promise<void> {
+  const url = checkUrl(input);
+  const literal = ipLiteral(url.hostname);
+  const addresses = literal ? [literal] : await (opts.resolver ?? systemResolver)(url.hostname).then(
+    (found) => found.map((a) => a.address),
+    () => {
+      throw new OutboundError('dns', 'name does not resolve');
+    },
+  );
+  if (!addresses.length) throw new OutboundError('dns', 'name does not resolve');
+  for (const a of addresses) {
+    const why = refusalOf(a, { allowLoopback: opts.allowLoopback });
+    if (why) throw new OutboundError('refused_address', why);
+  }
+}

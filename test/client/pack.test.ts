@@ -101,6 +101,24 @@ describe('cairn/client, packed and installed', () => {
     expect(ran.status, ran.out).toBe(0);
     expect(ran.out).toContain("[ 'Buy milk 1/1' ]");
 
+    // cairn/webhooks: verifyWebhook compiles without Node's types and checks a vector computed with
+    // openssl (test/webhooks/verify.test.ts has the same one).
+    const body = '{"id":"evt_0123","type":"todo.created","occurredAt":"2023-11-14T22:13:20.000Z","data":{"object":"todo","id":"A","sub":"U"}}';
+    writeFileSync(
+      path.join(project, 'hook.ts'),
+      "import { verifyWebhook } from 'cairn/webhooks';\n" +
+        `const body = ${JSON.stringify(body)};\n` +
+        "const sig = 't=1700000000,v1=bdb26ada14a8e77d6ecc6503768912dc5e3b6aa34db0e02a74ffa248db57493e';\n" +
+        "const ok = verifyWebhook(['whsec_test_secret_one_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAA'], { 'x-service-signature': sig }, body, 1700000000000);\n" +
+        "const bad = verifyWebhook('whsec_other', { 'x-service-signature': sig }, body, 1700000000000);\n" +
+        'console.log(JSON.stringify([ok.valid, bad.valid]));\n',
+    );
+    writeFileSync(path.join(project, 'tsconfig.hook.json'), JSON.stringify({ compilerOptions, files: ['hook.ts'] }));
+    const hook = run(process.execPath, [tsc, '-p', 'tsconfig.hook.json'], project);
+    expect(hook.status, hook.out).toBe(0);
+    const hookRan = run(process.execPath, [path.join('out', 'hook.js')], project);
+    expect(hookRan.out.trim()).toBe('[true,false]');
+
     // A wrong input type does not compile, and the message names the field.
     writeFileSync(
       path.join(project, 'bad.ts'),

@@ -30,6 +30,8 @@ describe('Cache-Control: no-store on answers carrying a secret (issue 11.8)', ()
       'POST /v1/auth/register',
       'POST /v1/auth/rotate-key',
       'POST /v1/keys',
+      'POST /v1/webhooks',
+      'POST /v1/webhooks/{id}/rotate-secret',
     ]);
   });
 

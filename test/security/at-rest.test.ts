@@ -120,6 +120,11 @@ describe('sealed at rest', () => {
     });
     expect(inboxFile.status).toBe(201);
 
+    // A webhook subscription's description (sealed under the data key; its URL and secret are under
+    // the master key, docs/security.md "Webhook secrets").
+    const hook = await call(app, 'POST', '/v1/webhooks', { token: u.session, body: { url: `${site.origin}/hook`, events: ['todo.created'], description: `${MARKER} webhook` } });
+    expect(hook.status, hook.text).toBe(201);
+
     // Every sealed table got a row from this user (so a new table cannot be forgotten silently).
     for (const t of SEALED_TABLES) {
       const n = app.deps.db.$client.prepare(`SELECT count(*) AS n FROM "${t.table}" WHERE "${t.userCol}" = ? AND "${t.sealedCol}" IS NOT NULL`).get(u.userId) as { n: number };
@@ -153,6 +158,7 @@ describe('sealed at rest', () => {
     const file = await fetch(`${app.url}/v1/attachments/${fileId}/file`, { headers: { authorization: `Bearer ${u.session}` } });
     expect(await file.text()).toBe(`${MARKER} file bytes `.repeat(10_000));
     expect((await call(app, 'GET', `/v1/inbox/${inboxText.body.id}`, { token: u.session })).body.text).toBe(`${MARKER} inbox text`);
+    expect((await call(app, 'GET', `/v1/webhooks/${hook.body.id}`, { token: u.session })).body.description).toBe(`${MARKER} webhook`);
     expect((await call(app, 'GET', `/v1/inbox/${inboxUrl.body.id}`, { token: u.session })).body).toMatchObject({ url: `${site.origin}/${MARKER}`, title: `${MARKER} page title` });
   });
 
