@@ -18,6 +18,8 @@ import { searchRouter } from './search/router.js';
 import { linkTitleRouter } from './link-title/router.js';
 import { attachmentsRouter } from './attachments/router.js';
 import { inboxRouter } from './inbox/router.js';
+import { approvalsRouter } from './approvals/router.js';
+import { grantsRouter } from './grants/router.js';
 
 export const appRouter = router({
   auth: authRouter,
@@ -38,6 +40,8 @@ export const appRouter = router({
   linkTitle: linkTitleRouter,
   attachments: attachmentsRouter,
   inbox: inboxRouter,
+  approvals: approvalsRouter,
+  grants: grantsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -9,3 +9,4 @@ export * from './todo-index.js';
 export * from './filters.js';
 export * from './attachments.js';
 export * from './inbox.js';
+export * from './oauth.js';
