@@ -3,7 +3,7 @@
 import { createHash, randomInt } from 'node:crypto';
 import { and, eq, gt, inArray, isNull } from 'drizzle-orm';
 import { oauthClients, oauthGrants, oauthRequests, oauthTokens } from '../../db/schema/index.js';
-import type { Db, Tx } from '../../db/client.js';
+import { flushDeleted, type Db, type Tx } from '../../db/client.js';
 import type { Deps } from '../deps.js';
 import { AppError, notFound } from '../errors.js';
 import { newId } from '../ids.js';
@@ -339,6 +339,8 @@ export function exchangeCode(deps: Deps, client: Client, form: URLSearchParams):
     },
     { behavior: 'immediate' },
   );
+  // The code's wrap (or, on a replay, the grant's) is gone: out of the WAL too.
+  flushDeleted(deps.db);
   if (replay || !out) throw new OAuthError('invalid_grant', 'The authorization code was already used; the tokens minted with it are revoked.');
   return out;
 }

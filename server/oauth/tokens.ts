@@ -4,7 +4,7 @@
 // unwrapped key never leaves the request that unwrapped it.
 import { and, eq, isNull, isNotNull, lte, or, sql } from 'drizzle-orm';
 import { oauthGrants, oauthTokens } from '../../db/schema/index.js';
-import type { Db, Tx } from '../../db/client.js';
+import { flushDeleted, type Db, type Tx } from '../../db/client.js';
 import { prepared } from '../../db/prepared.js';
 import type { Deps } from '../deps.js';
 import { AppError } from '../errors.js';
@@ -232,6 +232,8 @@ export function refreshGrant(deps: Deps, clientId: string, refreshToken: string,
     },
     { behavior: 'immediate' },
   );
+  // Wraps dropped above (the rotated token past its grace, or the whole grant) leave the WAL too.
+  flushDeleted(deps.db);
   if (reuse || !out) throw new OAuthError('invalid_grant', 'The refresh token was already used; the grant is revoked (reuse detection).');
   return out;
 }

@@ -68,7 +68,7 @@ describe('OAuth 2.1 end to end with oauth4webapi', () => {
     // An API call with the access token; /v1/me reports the granted list.
     const me = await oauth.protectedResourceRequest(tokenRes.access_token, 'GET', new URL('/v1/me', app.url), undefined, undefined, insecure);
     expect(me.status).toBe(200);
-    expect((await me.json()).scopes).toEqual(['todos:read', 'todos:write']);
+    expect(((await me.json()) as { scopes: string[] }).scopes).toEqual(['todos:read', 'todos:write']);
     const created = await call(app, 'POST', '/v1/todos', { token: tokenRes.access_token, body: { title: 'from a third-party app' } });
     expect(created.status).toBe(201);
     expectProblem(await call(app, 'GET', '/v1/tags', { token: tokenRes.access_token }), 403, 'forbidden_scope');
