@@ -10,6 +10,8 @@ import { routeLimit } from './rate-limit.js';
 import { sendProblem } from './send.js';
 import { OAuthError, refreshGrant } from '../server/oauth/tokens.js';
 import * as m from '../server/oauth/model.js';
+import { CONSOLE_HTML } from '../server/console/page.js';
+import { consoleScript } from '../server/console/bundle.js';
 import { AUTHORIZE_JS, OAUTH_CSP, OAUTH_CSS, authorizePage, errorPageHtml } from '../server/oauth/pages.js';
 
 function pageHeaders(res: Response): void {
@@ -84,6 +86,16 @@ export function oauthRoutes(deps: Deps): Router {
   r.get('/oauth/static/authorize.js', (_req, res) => {
     res.setHeader('X-Content-Type-Options', 'nosniff');
     res.type('application/javascript').send(AUTHORIZE_JS);
+  });
+
+  // The first-party console (server/console/, console/main.ts): same CSP as the authorize page.
+  r.get('/app', (_req, res) => {
+    pageHeaders(res);
+    res.type('html').send(CONSOLE_HTML);
+  });
+  r.get('/app/app.js', (_req, res) => {
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.type('application/javascript').send(consoleScript());
   });
 
   r.post('/oauth/register', routeLimit(deps, 'oauthRegister'), express.json({ limit: '16kb', type: () => true }), (req, res) => {
