@@ -67,8 +67,7 @@ describe.skipIf(!executablePath)('authorize page and console in chromium', () =>
     await pageB.uncheck('#approval-scopes input[value="tags:read"]');
     await pageB.screenshot({ path: path.join(shots, '2-console-approval.png'), fullPage: true });
     await pageB.click('#approve');
-    await expect(pageB.locator('#approve-status')).toBeDefined();
-    await pageB.waitForFunction(() => document.getElementById('approve-status')?.textContent?.startsWith('Approved'));
+    await pageB.locator('#approve-status', { hasText: /^Approved/ }).waitFor();
 
     // The authorize page notices and lands on the callback with the code.
     await pageA.waitForURL((url) => url.href.startsWith(callbackUrl), { timeout: 15_000 });
@@ -96,7 +95,7 @@ describe.skipIf(!executablePath)('authorize page and console in chromium', () =>
     await pageB.screenshot({ path: path.join(shots, '4-console-lists.png'), fullPage: true });
     // Disconnect the app from the console: its token then gets grant_revoked.
     await pageB.locator('#grants button').first().click();
-    await pageB.waitForFunction(() => document.querySelectorAll('#grants tr').length === 0);
+    await pageB.locator('#grants tr').first().waitFor({ state: 'detached' });
     expect((await call(app, 'GET', '/v1/todos', { token: t.body.access_token })).status).toBe(401);
     expect(cspErrors).toEqual([]);
   }, 60_000);
