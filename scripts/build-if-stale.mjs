@@ -10,6 +10,7 @@ const sources = ['server', 'routers', 'db', 'rest', 'client', 'console'];
 
 function newest(dir) {
   let latest = 0;
+  if (!existsSync(dir)) return latest;
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const p = path.join(dir, entry.name);
     if (entry.isDirectory()) latest = Math.max(latest, newest(p));
