@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { authedProcedure, router } from '../trpc.js';
 import { atomic, ERASES } from '../middleware/atomic.js';
-import { Timestamp } from '../common.js';
+import { IdParam, Timestamp } from '../common.js';
 import * as m from '../../server/oauth/model.js';
 
 const tags = ['grants'];
@@ -26,7 +26,7 @@ export const grantsRouter = router({
 
   revoke: authedProcedure
     .meta({ scopes: ['sessions:write'], successStatus: 204, openapi: { method: 'DELETE', path: '/v1/grants/{id}', tags, summary: 'Revoke a connected app; its tokens then get grant_revoked' } })
-    .input(z.object({ id: z.string().max(64) }).strict())
+    .input(z.object(IdParam).strict())
     .output(z.void())
     .mutation(atomic(({ ctx, input }) => m.revokeGrantById(ctx.deps, ctx.deps.db, ctx.principal, input.id), ERASES)),
 });

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { buildSync } from 'esbuild';
 
 /** The repository root, from server/console/ or dist/server/console/. */
-function rootDir(): string {
+export function rootDir(): string {
   const here = path.dirname(fileURLToPath(import.meta.url));
   const up = path.resolve(here, '..', '..');
   return path.basename(up) === 'dist' ? path.resolve(up, '..') : up;

@@ -2,7 +2,10 @@
 // third-party asset, no inline script, no password form. It shows the callback address first, the
 // app name as an unverified subtitle, the scopes in plain words and the nine-digit code, then
 // waits (polling POST /oauth/authorize/wait from /oauth/static/authorize.js) and redirects.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import type { Scope } from '../scopes.js';
+import { rootDir } from '../console/bundle.js';
 import { formatUserCode } from './model.js';
 
 /** Stricter than rest/html.ts HTML_CSP: no inline style either. */
@@ -110,22 +113,8 @@ td, th { border-bottom: 1px solid GrayText; padding: 0.3rem; text-align: left; v
 [hidden] { display: none !important; }
 `;
 
-/** Polls the wait endpoint; once decided, follows the redirect. Served from self (no inline script). */
-export const AUTHORIZE_JS = `'use strict';
-(function () {
-  var status = document.getElementById('status');
-  if (!status) return;
-  var handle = status.getAttribute('data-wait');
-  function poll() {
-    fetch('/oauth/authorize/wait', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'handle=' + encodeURIComponent(handle), cache: 'no-store', credentials: 'omit' })
-      .then(function (r) { return r.json(); })
-      .then(function (a) {
-        if (a.status === 'done') { status.textContent = 'Decided. Returning you to the app…'; window.location.assign(a.redirect); return; }
-        if (a.status === 'gone') { status.textContent = 'This request is no longer valid. Start again from the app.'; return; }
-        setTimeout(poll, 1500);
-      })
-      .catch(function () { setTimeout(poll, 4000); });
-  }
-  poll();
-})();
-`;
+/**
+ * The authorize page's script (console/authorize.js: polls the wait endpoint, then follows the
+ * redirect), served from self (no inline script). Browser code lives in console/, not server/.
+ */
+export const AUTHORIZE_JS = readFileSync(path.join(rootDir(), 'console', 'authorize.js'), 'utf8');
