@@ -5,7 +5,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildSync } from 'esbuild';
+import { createRequire } from 'node:module';
 
 /** The repository root, from server/console/ or dist/server/console/. */
 export function rootDir(): string {
@@ -15,6 +15,8 @@ export function rootDir(): string {
 }
 
 export function bundleConsole(root = rootDir()): string {
+  // Loaded only when bundling: a built server serving dist/console/app.js never loads esbuild.
+  const { buildSync } = createRequire(import.meta.url)('esbuild') as typeof import('esbuild');
   const out = buildSync({
     entryPoints: [path.join(root, 'console', 'main.ts')],
     bundle: true,

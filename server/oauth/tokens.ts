@@ -187,12 +187,15 @@ export function refreshGrant(deps: Deps, clientId: string, refreshToken: string,
       if (!grant || grant.clientId !== clientId) throw new OAuthError('invalid_grant', 'The refresh token was not issued to this client.');
       if (grant.revokedAt != null) throw new OAuthError('invalid_grant', 'grant_revoked: the grant was revoked; send the user through approval again.');
       if (grant.expiresAt <= now) throw new OAuthError('invalid_grant', 'grant_expired: the grant is older than 365 days; send the user through approval again.');
-      // Bound to the grant's resource and scopes: a narrower scope list is allowed (RFC 6749 §6), never a wider one or another resource.
+      // Bound to the grant's resource and scopes: `scope`, when sent, must be the granted list
+      // (RFC 6749 §6 forbids widening; Cairn does not narrow per token either: docs/oauth.md).
       if (requested.resource !== undefined && requested.resource !== grant.resource) throw new OAuthError('invalid_target', 'The refresh token is bound to another resource.');
       const grantedScopes = JSON.parse(grant.scopes) as string[];
       if (requested.scope !== undefined) {
-        const asked = requested.scope.split(' ').filter(Boolean);
-        if (asked.some((s) => !grantedScopes.includes(s))) throw new OAuthError('invalid_scope', 'A refresh cannot widen the granted scopes.');
+        const asked = new Set(requested.scope.split(' ').filter(Boolean));
+        if (asked.size !== grantedScopes.length || grantedScopes.some((s) => !asked.has(s))) {
+          throw new OAuthError('invalid_scope', `A refresh keeps the granted scopes (${grantedScopes.join(' ')}); omit scope or send exactly those.`);
+        }
       }
       const newest = tx
         .select()

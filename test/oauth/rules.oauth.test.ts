@@ -141,6 +141,29 @@ describe('authorize', () => {
     expect(p.html).not.toMatch(/https?:\/\/(?!127\.0\.0\.1)[^"<\s]+\.(js|css)/);
   });
 
+  it('a repeated parameter is invalid_request; a page left waiting past 10 minutes redirects with access_denied', async () => {
+    const client = await register(app);
+    const dup = await openAuthorize(authorizeUrl(app, authParams(client.client_id)) + '&scope=todos:write');
+    expect(new URL(dup.location!).searchParams.get('error')).toBe('invalid_request');
+    const p = await openAuthorize(authorizeUrl(app, authParams(client.client_id)));
+    expect((await waitPoll(app, p.handle!)).status).toBe('pending');
+    app.clock.advance(10 * 60_000);
+    const loc = new URL((await waitPoll(app, p.handle!)).redirect!);
+    expect([loc.searchParams.get('error'), loc.searchParams.get('state')]).toEqual(['access_denied', 'xyz']);
+    expect((await waitPoll(app, 'A'.repeat(43))).status).toBe('gone');
+  });
+
+  it('/app (the console) is served with the same strict CSP and a same-origin script', async () => {
+    const r = await fetch(`${app.url}/app`);
+    const html = await r.text();
+    expect(r.headers.get('content-security-policy')).toBe((await fetch(authorizeUrl(app, authParams((await register(app)).client_id)))).headers.get('content-security-policy'));
+    expect(html).toContain('<script src="/app/app.js" defer></script>');
+    expect(html).not.toMatch(/<script>|\son\w+="/);
+    const js = await fetch(`${app.url}/app/app.js`);
+    expect(js.headers.get('content-type')).toMatch(/^application\/javascript/);
+    expect((await js.text()).length).toBeGreaterThan(1000);
+  });
+
   it('a loopback redirect URI may use another port (RFC 8252)', async () => {
     const client = await register(app);
     const p = await openAuthorize(authorizeUrl(app, authParams(client.client_id, { redirect_uri: 'http://127.0.0.1:51234/callback' })));
@@ -214,7 +237,9 @@ describe('token endpoint', () => {
     expect(me.body.scopes).toEqual(['todos:read']);
     expect(me.body.credential.kind).toBe('oauth_token');
     oauthError(await call(app, 'POST', '/oauth/token', { body: { grant_type: 'refresh_token', refresh_token: r.body.refresh_token, client_id: a.client.client_id } }), 400, 'invalid_request');
-    oauthError(await token(app, { grant_type: 'password', client_id: a.client.client_id }), 400, 'unsupported_grant_type');
+    const unsupported = await token(app, { grant_type: 'password', client_id: a.client.client_id });
+    oauthError(unsupported, 400, 'unsupported_grant_type');
+    expect(unsupported.headers.get('cache-control')).toBe('no-store');
     const dup = await call(app, 'POST', '/oauth/token', { rawBody: `grant_type=refresh_token&grant_type=refresh_token&client_id=${a.client.client_id}`, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
     oauthError(dup, 400, 'invalid_request');
   });
@@ -273,8 +298,9 @@ describe('token endpoint', () => {
     const other = await register(app);
     oauthError(await token(app, { grant_type: 'refresh_token', refresh_token: t.refresh_token, client_id: other.client_id }), 400, 'invalid_grant');
     oauthError(await token(app, { grant_type: 'refresh_token', refresh_token: t.refresh_token, client_id: a.client.client_id, scope: 'todos:write' }), 400, 'invalid_scope');
+    oauthError(await token(app, { grant_type: 'refresh_token', refresh_token: t.refresh_token, client_id: a.client.client_id, scope: 'todos:read todos:write' }), 400, 'invalid_scope');
     oauthError(await token(app, { grant_type: 'refresh_token', refresh_token: t.refresh_token, client_id: a.client.client_id, resource: 'https://elsewhere.example' }), 400, 'invalid_target');
-    const ok = await token(app, { grant_type: 'refresh_token', refresh_token: t.refresh_token, client_id: a.client.client_id });
+    const ok = await token(app, { grant_type: 'refresh_token', refresh_token: t.refresh_token, client_id: a.client.client_id, scope: 'todos:read' });
     expect(ok.body.scope).toBe('todos:read');
   });
 
