@@ -373,6 +373,24 @@ describe('grants', () => {
     expect(disk.includes(wrap)).toBe(false);
   });
 
+  it('a redeemed code and a grant ended by reuse detection leave no wrap on disk', async () => {
+    const { readFileSync, existsSync } = await import('node:fs');
+    const disk = () => Buffer.concat(['cairn.db', 'cairn.db-wal'].filter((f) => existsSync(`${app.dataDir}/${f}`)).map((f) => readFileSync(`${app.dataDir}/${f}`)));
+    const a = await authorizeAndApprove(app, session);
+    const codeWrap = (app.deps.db.$client.prepare('SELECT wrapped_key AS w FROM oauth_requests WHERE code_hash = ?').get(createHash('sha256').update(Buffer.from(a.code, 'base64url')).digest()) as { w: Buffer }).w;
+    expect(disk().includes(codeWrap)).toBe(true); // the scan finds what is there
+    const t0 = (await exchange(app, a)).body;
+    expect(disk().includes(codeWrap)).toBe(false);
+    const hash = (t: string) => createHash('sha256').update(Buffer.from(t.slice(10), 'base64url')).digest();
+    const wrapOf = (t: string) => (app.deps.db.$client.prepare('SELECT wrapped_key AS w FROM oauth_tokens WHERE secret_hash = ?').get(hash(t)) as { w: Buffer }).w;
+    const t1 = (await token(app, { grant_type: 'refresh_token', refresh_token: t0.refresh_token, client_id: a.client.client_id })).body;
+    const wraps = [wrapOf(t1.access_token), wrapOf(t1.refresh_token), wrapOf(t0.access_token)];
+    app.clock.advance(31_000);
+    oauthError(await token(app, { grant_type: 'refresh_token', refresh_token: t0.refresh_token, client_id: a.client.client_id }), 400, 'invalid_grant');
+    const bytes = disk();
+    for (const w of wraps) expect(bytes.includes(w)).toBe(false);
+  });
+
   it('spec §5.4: revoke-all ends every grant', async () => {
     const u = await registerUser(app);
     const a = await authorizeAndApprove(app, u.session);
