@@ -191,6 +191,7 @@ export function buildOpenApiDocument(publicUrl: string): Json {
   });
   doc.paths['/healthz'] = publicGet('healthz', 'Liveness: 200 once the server serves', 'Answers 200 `{"status":"ok"}` when the process serves requests and the database answers.', json('OK', { type: 'object', properties: { status: { type: 'string', enum: ['ok'] } } }));
   doc.paths['/.well-known/oauth-protected-resource'] = publicGet('protectedResourceMetadata', 'RFC 9728 protected resource metadata', 'Where a client learns how to get a token for this API; the 401 `WWW-Authenticate` header points here.', json('Metadata'));
+  doc.paths['/.well-known/oauth-authorization-server'] = publicGet('authorizationServerMetadata', 'RFC 8414 authorization server metadata', 'The OAuth 2.1 endpoints (`/oauth/register`, `/oauth/authorize`, `/oauth/token`), PKCE S256, the supported scopes and client authentication methods. The OAuth protocol routes themselves are described in docs/oauth.md, not here.', json('Metadata'));
   doc.paths['/openapi.json'] = publicGet('openApiDocument', 'This OpenAPI document', 'The OpenAPI 3.1 document of the API, rendered at `/docs`.', json('The document'));
   doc.paths['/errors'] = publicGet('errorIndex', 'The list of problem types', 'An HTML page listing every problem `type` the API answers with.', html('HTML page'));
   doc.paths['/errors/{code}'] = publicGet('errorPage', 'A page about one problem type', "The page a problem's `type` URL names: what the code means and what to do.", html('HTML page'), {

@@ -19,6 +19,8 @@ import { linkTitleRouter } from './link-title/router.js';
 import { attachmentsRouter } from './attachments/router.js';
 import { inboxRouter } from './inbox/router.js';
 import { webhooksRouter } from './webhooks/router.js';
+import { approvalsRouter } from './approvals/router.js';
+import { grantsRouter } from './grants/router.js';
 
 export const appRouter = router({
   auth: authRouter,
@@ -40,6 +42,8 @@ export const appRouter = router({
   attachments: attachmentsRouter,
   inbox: inboxRouter,
   webhooks: webhooksRouter,
+  approvals: approvalsRouter,
+  grants: grantsRouter,
 });
 
 export type AppRouter = typeof appRouter;

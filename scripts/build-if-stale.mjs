@@ -6,10 +6,11 @@ import path from 'node:path';
 
 const root = path.resolve(import.meta.dirname, '..');
 const stamp = path.join(root, 'dist', '.tsbuildinfo');
-const sources = ['server', 'routers', 'db', 'rest', 'client'];
+const sources = ['server', 'routers', 'db', 'rest', 'client', 'console'];
 
 function newest(dir) {
   let latest = 0;
+  if (!existsSync(dir)) return latest;
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const p = path.join(dir, entry.name);
     if (entry.isDirectory()) latest = Math.max(latest, newest(p));
@@ -18,7 +19,9 @@ function newest(dir) {
   return latest;
 }
 
-const built = existsSync(stamp) ? statSync(stamp).mtimeMs : 0;
+const consoleBundle = path.join(root, 'dist', 'console', 'app.js');
+// The older of the compiled server and the console bundle (either missing: build).
+const built = existsSync(stamp) && existsSync(consoleBundle) ? Math.min(statSync(stamp).mtimeMs, statSync(consoleBundle).mtimeMs) : 0;
 const latest = Math.max(
   ...sources.map((s) => newest(path.join(root, s))),
   ...['tsconfig.json', 'tsconfig.build.json', 'package.json'].map((f) => statSync(path.join(root, f)).mtimeMs),
@@ -28,5 +31,8 @@ if (latest > built) {
   console.log(built ? 'Building Cairn (sources changed)…' : 'Building Cairn (first start, about 15 s)…');
   const tsc = path.join(root, 'node_modules', 'typescript', 'bin', 'tsc');
   const r = spawnSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
-  process.exit(r.status ?? 1);
+  if (r.status !== 0) process.exit(r.status ?? 1);
+  // The /app console's script (server/console/bundle.ts).
+  const c = spawnSync(process.execPath, [path.join(root, 'scripts', 'build-console.mjs')], { stdio: 'inherit' });
+  process.exit(c.status ?? 1);
 }

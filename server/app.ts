@@ -16,6 +16,7 @@ import { requestExtras } from '../rest/rate-limit.js';
 import { buildOpenApiDocument } from '../rest/openapi.js';
 import { errorPage, errorIndex } from '../rest/error-pages.js';
 import { captureInboxFile, downloadFile, uploadFile } from '../rest/files.js';
+import { oauthRoutes } from '../rest/oauth.js';
 import { LIMITS } from './config.js';
 import type { Deps } from './deps.js';
 import { AppError } from './errors.js';
@@ -36,16 +37,9 @@ export function createApp(deps: Deps): express.Express {
     res.json({ status: 'ok' });
   });
 
-  // RFC 9728: where a client learns how to get a token for this API.
-  app.get('/.well-known/oauth-protected-resource', (_req, res) => {
-    res.json({
-      resource: `${deps.config.publicUrl}/v1`,
-      authorization_servers: [deps.config.publicUrl],
-      bearer_methods_supported: ['header'],
-      scopes_supported: undefined,
-      resource_documentation: `${deps.config.publicUrl}/docs`,
-    });
-  });
+  // OAuth 2.1 (rest/oauth.ts): /.well-known discovery (RFC 9728, RFC 8414), /oauth/register,
+  // /oauth/authorize (the page and its wait endpoint), /oauth/token.
+  app.use(oauthRoutes(deps));
 
   // /openapi.json names PUBLIC_URL (a document saved or fed to a generator needs an absolute
   // address); the copy /docs embeds puts the relative `/` first, so "Try it out" calls the origin

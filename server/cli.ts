@@ -25,6 +25,9 @@ Commands:
   login --email <email>                    print a first-party session token
   token create --email <email> --scopes <a,b> [--days 30|90|180|365] [--name <name>]
                                            create a personal access token (shown once)
+  approve <code> --email <email> [--scopes <a,b>] [--deny]
+                                           approve (or deny) the OAuth request whose authorize page
+                                           shows this nine-digit code; --scopes grants a subset
 
 Environment: DATA_DIR (default ./data), CAIRN_MASTER_KEY, CAIRN_PASSWORD.`;
 
@@ -109,8 +112,10 @@ async function run(argv: string[], deps: Deps): Promise<void> {
       days: { type: 'string', default: '90' },
       name: { type: 'string', default: 'cli' },
       help: { type: 'boolean', short: 'h' },
+      deny: { type: 'boolean', default: false },
     },
   });
+  if (positionals[0] === 'approve' && positionals.length === 2) return approveCommand(deps, positionals[1]!, values);
   const cmd = positionals.join(' ');
   if (values.help || !cmd) {
     console.log(USAGE);
@@ -156,6 +161,31 @@ async function run(argv: string[], deps: Deps): Promise<void> {
     }
     default:
       throw new CliError(`unknown command "${cmd}"\n\n${USAGE}`);
+  }
+}
+
+/**
+ * `approve <code>`: the trusted-device side of OAuth (DECISIONS §7) from a terminal. It signs in
+ * (a first-party session, ended afterwards), shows what the app asks for (callback first, the
+ * name as unverified) and approves through the same procedures as POST /v1/approvals/{code}/approve.
+ */
+async function approveCommand(deps: Deps, code: string, values: { email?: string | undefined; scopes?: string | undefined; deny?: boolean | undefined }): Promise<void> {
+  const email = need(values.email, 'email');
+  const session = await caller(deps).auth.login({ email, password: await readPassword('Password: ') });
+  const api = caller(deps, session.token);
+  try {
+    const req = await api.approvals.get({ code });
+    console.error(`Callback:  ${req.redirectUri}\nApp:       ${req.client.name} (unverified name)\nRequested: ${req.scopes.join(' ')}`);
+    if (values.deny) {
+      await api.approvals.deny({ code });
+      console.log('denied');
+      return;
+    }
+    const scopes = values.scopes ? values.scopes.split(',').map((s) => s.trim()).filter(Boolean) : req.scopes;
+    const out = await api.approvals.approve({ code, scopes: scopes as typeof req.scopes });
+    console.log(`approved: ${out.scopes.join(' ')}`);
+  } finally {
+    await api.auth.logout();
   }
 }
 

@@ -10,3 +10,4 @@ export * from './filters.js';
 export * from './attachments.js';
 export * from './inbox.js';
 export * from './webhooks.js';
+export * from './oauth.js';

@@ -11,7 +11,7 @@ const Me = z.object({
   sub: z.string().meta({ description: 'The user id the credential acts for.' }),
   credential: z.object({
     id: z.string(),
-    kind: z.enum(['session', 'personal_token']),
+    kind: z.enum(['session', 'personal_token', 'oauth_token']),
     expiresAt: Timestamp,
   }),
   scopes: z.array(z.string()).meta({ description: 'The granted scope list.' }),
@@ -32,7 +32,7 @@ export const meRouter = router({
       if (!row) throw new AppError('unauthorized', 'The account no longer exists.');
       return {
         sub: p.userId,
-        credential: { id: p.credentialId, kind: p.kind === 'pat' ? 'personal_token' : 'session', expiresAt: iso(p.expiresAt) },
+        credential: { id: p.credentialId, kind: p.kind === 'pat' ? 'personal_token' : p.kind === 'oauth' ? 'oauth_token' : 'session', expiresAt: iso(p.expiresAt) },
         scopes: p.granted,
         webhooks: { disabled: row.disabledAt != null, disabledAt: isoOrNull(row.disabledAt) },
       } as const;

@@ -14,8 +14,9 @@ import { credentialKek, unwrapDataKey, wrapDataKey } from '../crypto/keywrap.js'
 import { fromB64u, newSecret, sha256, toB64u } from '../crypto/secrets.js';
 import { ALL_SCOPES, expandScopes, type Scope } from '../scopes.js';
 import { SealError } from '../crypto/seal.js';
+import { assertOAuthLive, authenticateOAuth, revokeAllGrants } from '../oauth/tokens.js';
 
-export type CredentialKind = 'session' | 'pat';
+export type CredentialKind = 'session' | 'pat' | 'oauth';
 
 export type Principal = {
   userId: string;
@@ -27,10 +28,16 @@ export type Principal = {
   scopes: ReadonlySet<Scope>;
   dek: Buffer;
   expiresAt: number;
+  /** OAuth access tokens: the grant they were minted under. */
+  grantId?: string;
 };
 
 /** Personal access tokens are prefixed so scanners and users can recognise them. */
 export const PAT_PREFIX = 'cairn_pat_';
+/** OAuth access and refresh tokens (server/oauth/). */
+export const OAUTH_ACCESS_PREFIX = 'cairn_oat_';
+export const OAUTH_REFRESH_PREFIX = 'cairn_ort_';
+const PREFIXES = [PAT_PREFIX, OAUTH_ACCESS_PREFIX, OAUTH_REFRESH_PREFIX];
 const SESSION_AUDIENCE = 'cairn:first-party-session';
 
 /**
@@ -58,7 +65,7 @@ export function unauthorized(deps: Deps, detail: string, tokenPresented: boolean
 type IssueInput = {
   userId: string;
   dek: Buffer;
-  kind: CredentialKind;
+  kind: Exclude<CredentialKind, 'oauth'>;
   scopes: readonly string[];
   expiresAt: number;
   sealedName?: Buffer | null;
@@ -137,10 +144,11 @@ export function canonicalBearer(authorization: string | undefined): { token: str
   const m = authorization ? BEARER.exec(authorization) : null;
   if (!m) return null;
   const presented = m[1]!;
-  if (presented.startsWith(PAT_PREFIX)) {
-    const body = canonicalB64u(presented.slice(PAT_PREFIX.length));
+  const prefix = PREFIXES.find((p) => presented.startsWith(p));
+  if (prefix) {
+    const body = canonicalB64u(presented.slice(prefix.length));
     if (!body) return { token: presented, canonical: false };
-    const token = PAT_PREFIX + body;
+    const token = prefix + body;
     return { token, canonical: token === presented };
   }
   const parts = presented.split('.');
@@ -186,12 +194,17 @@ async function parseBearer(deps: Deps, token: string): Promise<Presented | null>
 
 const TOUCH_EVERY_MS = 60_000;
 
-/** Resolves `Authorization: Bearer …` to a principal holding the unwrapped data key. */
-export async function authenticate(deps: Deps, authorization: string | undefined): Promise<Principal> {
+/**
+ * Resolves `Authorization: Bearer …` to a principal holding the unwrapped data key. `audience`: the
+ * resource being called (spec §5.2 rule 3); OAuth access tokens minted for another are refused.
+ * Every /v1 and /trpc route is the REST resource, PUBLIC_URL exactly (DECISIONS §1).
+ */
+export async function authenticate(deps: Deps, authorization: string | undefined, audience: string = deps.config.publicUrl): Promise<Principal> {
   if (!authorization) throw unauthorized(deps, 'A bearer credential is required.', false);
   const bearer = canonicalBearer(authorization);
   if (!bearer) throw unauthorized(deps, 'The Authorization header must be "Bearer <token>".', true);
   if (!bearer.canonical) throw unauthorized(deps, 'The credential is not valid.', true);
+  if (bearer.token.startsWith(OAUTH_ACCESS_PREFIX)) return authenticateOAuth(deps, bearer.token, audience);
   const presented = await parseBearer(deps, bearer.token);
   if (!presented) throw unauthorized(deps, 'The credential is not valid.', true);
 
@@ -238,6 +251,7 @@ export async function authenticate(deps: Deps, authorization: string | undefined
  * personal tokens keep their row (for the daily creation count) but lose their wrapped key.
  */
 export function revokeAllCredentials(tx: Tx | Db, userId: string, now: number): void {
+  revokeAllGrants(tx, userId, now);
   tx.update(credentials)
     .set({ wrappedKey: null, revokedAt: now })
     .where(and(eq(credentials.userId, userId), eq(credentials.kind, 'pat'), isNull(credentials.revokedAt)))
@@ -256,6 +270,7 @@ export function deleteCredential(tx: Tx | Db, userId: string, credentialId: stri
  * would seal content, or wrap a key, under a data key that is no longer the user's.
  */
 export function assertCredentialLive(deps: Deps, p: Principal): void {
+  if (p.kind === 'oauth') return assertOAuthLive(deps, p);
   const q = prepared(deps.db, 'credentials.liveById', (db) =>
     db
       .select({ revokedAt: credentials.revokedAt, wrappedKey: credentials.wrappedKey, expiresAt: credentials.expiresAt })

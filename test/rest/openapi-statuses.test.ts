@@ -42,7 +42,7 @@ describe('the OpenAPI document (issue 11.13)', () => {
       expect(Array.isArray(op.security), where).toBe(true);
     }
     const publicOps = ops.filter((o) => o.op.security.length === 0).map((o) => `${o.method} ${o.path}`).sort();
-    expect(publicOps).toEqual(['get /.well-known/oauth-protected-resource', 'get /errors', 'get /errors/{code}', 'get /healthz', 'get /openapi.json', 'post /v1/auth/login', 'post /v1/auth/register']);
+    expect(publicOps).toEqual(['get /.well-known/oauth-authorization-server', 'get /.well-known/oauth-protected-resource', 'get /errors', 'get /errors/{code}', 'get /healthz', 'get /openapi.json', 'post /v1/auth/login', 'post /v1/auth/register']);
   });
 
   it('401 documents its WWW-Authenticate header, 429 its Retry-After, 405 its Allow', () => {

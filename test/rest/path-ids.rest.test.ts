@@ -21,8 +21,9 @@ describe('path ids have the id shape (issue 13.8)', () => {
     const withIds = REST_ROUTES.filter((r) => r.path.includes('{'));
     expect(withIds.length).toBeGreaterThan(30);
     for (const r of withIds) {
-      // Checklist item ids are the client's own strings (docs/api.md "Checklist items"), not resource ids.
-      const names = [...r.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!).filter((n) => n !== 'itemId');
+      // Checklist item ids are the client's own strings (docs/api.md "Checklist items"), and OAuth
+      // approval codes are nine digits (docs/oauth.md): not resource ids.
+      const names = [...r.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!).filter((n) => n !== 'itemId' && n !== 'code');
       for (const bad of [UPPER.toLowerCase(), 'not-an-id']) {
         for (const name of names) {
           const path = r.path.replace(/\{([^}]+)\}/g, (_, n: string) => (n === name ? bad : UPPER));

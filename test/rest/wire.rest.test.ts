@@ -71,7 +71,7 @@ describe('problems for every error (spec §7)', () => {
   it('serves the protected resource metadata (RFC 9728)', async () => {
     const r = await call(app, 'GET', '/.well-known/oauth-protected-resource');
     expect(r.status).toBe(200);
-    expect(r.body.resource).toBe(`${app.deps.config.publicUrl}/v1`);
+    expect(r.body.resource).toBe(app.deps.config.publicUrl);
     expect(r.body.authorization_servers).toEqual([app.deps.config.publicUrl]);
   });
 

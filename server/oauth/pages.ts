@@ -1,0 +1,120 @@
+// The authorize page (spec §5.2 rule 4, DECISIONS §7): server-rendered HTML and CSS, no
+// third-party asset, no inline script, no password form. It shows the callback address first, the
+// app name as an unverified subtitle, the scopes in plain words and the nine-digit code, then
+// waits (polling POST /oauth/authorize/wait from /oauth/static/authorize.js) and redirects.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Scope } from '../scopes.js';
+import { rootDir } from '../console/bundle.js';
+import { formatUserCode } from './model.js';
+
+/** Stricter than rest/html.ts HTML_CSP: no inline style either. */
+export const OAUTH_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self'",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+export function esc(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+}
+
+const AREA_WORDS: Record<string, string> = {
+  todos: 'your to-dos',
+  containers: 'your areas, projects and headings',
+  notes: 'your notes, note folders and note versions',
+  inbox: 'your inbox',
+  tags: 'your tags',
+  attachments: 'your attachments and their files',
+  filters: 'your saved filters',
+  settings: 'your settings',
+  sessions: 'your sessions, personal tokens and connected apps',
+  webhooks: 'your webhooks',
+  tasks: 'all your content (to-dos, projects, notes, inbox, tags, attachments, filters, settings)',
+};
+
+/** A scope in plain words ("Read and change your to-dos"). */
+export function scopeWords(scope: Scope | string): string {
+  const [area, level] = scope.split(':');
+  const what = AREA_WORDS[area ?? ''] ?? scope;
+  if (area === 'webhooks') return 'Create, see and change your webhooks';
+  return `${level === 'write' ? 'Read and change' : 'Read'} ${what}`;
+}
+
+function layout(title: string, body: string, script = false): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>${esc(title)} · Cairn</title>
+<link rel="stylesheet" href="/oauth/static/style.css">
+${script ? '<script src="/oauth/static/authorize.js" defer></script>' : ''}
+</head>
+<body>
+<main>
+${body}
+</main>
+</body>
+</html>`;
+}
+
+export function authorizePage(opts: { redirectUri: string; clientName: string; scopes: Scope[]; userCode: string; waitHandle: string; consoleUrl: string }): string {
+  const scopes = opts.scopes.map((s) => `<li><span class="words">${esc(scopeWords(s))}</span> <code>${esc(s)}</code></li>`).join('\n');
+  const code = formatUserCode(opts.userCode);
+  return layout(
+    'Approve access',
+    `<h1>Sign-in request for <span class="callback" id="callback">${esc(opts.redirectUri)}</span></h1>
+<p class="subtitle">App name given at registration: <strong>${esc(opts.clientName)}</strong> <span class="badge">unverified</span></p>
+<p>If you approve, the app will be able to:</p>
+<ul class="scopes">
+${scopes}
+</ul>
+<section class="code-box">
+<p>To approve, open Cairn on a device where you are already signed in (the console at <a href="${esc(opts.consoleUrl)}">${esc(opts.consoleUrl)}</a>, or <code>npm run cli -- approve ${esc(opts.userCode)}</code>) and enter this code:</p>
+<p class="code" id="user-code">${esc(code)}</p>
+<p class="status" id="status" data-wait="${esc(opts.waitHandle)}">Waiting for your decision… This page continues by itself.</p>
+</section>
+<p class="fine">Cairn never asks for your password on this page. If you did not start this, close the page; nothing happens unless the code is approved.</p>`,
+    true,
+  );
+}
+
+export function errorPageHtml(title: string, detail: string): string {
+  return layout(title, `<h1>${esc(title)}</h1>\n<p>${esc(detail)}</p>\n<p class="fine">The app sent an authorization request Cairn cannot answer safely, so you are not sent back to it.</p>`);
+}
+
+export const OAUTH_CSS = `:root { color-scheme: light dark; font-family: system-ui, sans-serif; }
+body { margin: 0; background: Canvas; color: CanvasText; }
+main { max-width: 40rem; margin: 2rem auto; padding: 0 1rem; line-height: 1.5; }
+h1 { font-size: 1.3rem; word-break: break-all; }
+.callback { font-family: ui-monospace, monospace; }
+.subtitle { margin-top: -0.5rem; color: GrayText; }
+.badge { border: 1px solid GrayText; border-radius: 0.3rem; padding: 0 0.3rem; font-size: 0.8rem; }
+.scopes code, .fine code { font-size: 0.8rem; color: GrayText; }
+.code-box { border: 2px solid CanvasText; border-radius: 0.5rem; padding: 1rem; margin: 1.5rem 0; }
+.code { font-size: 2.2rem; letter-spacing: 0.2rem; font-family: ui-monospace, monospace; text-align: center; margin: 0.5rem 0; }
+.status { text-align: center; }
+.fine { font-size: 0.85rem; color: GrayText; }
+form { margin: 1rem 0; }
+label { display: block; margin: 0.3rem 0; }
+input[type=text], input[type=email], input[type=password], select { font: inherit; padding: 0.3rem; width: 100%; box-sizing: border-box; }
+button { font: inherit; padding: 0.3rem 0.8rem; margin: 0.2rem 0.2rem 0.2rem 0; }
+table { border-collapse: collapse; width: 100%; }
+td, th { border-bottom: 1px solid GrayText; padding: 0.3rem; text-align: left; vertical-align: top; }
+.secret { font-family: ui-monospace, monospace; word-break: break-all; border: 1px dashed CanvasText; padding: 0.5rem; }
+.error { color: #c00; }
+[hidden] { display: none !important; }
+`;
+
+/**
+ * The authorize page's script (console/authorize.js: polls the wait endpoint, then follows the
+ * redirect), served from self (no inline script). Browser code lives in console/, not server/.
+ */
+export const AUTHORIZE_JS = readFileSync(path.join(rootDir(), 'console', 'authorize.js'), 'utf8');
