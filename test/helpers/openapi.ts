@@ -66,6 +66,19 @@ export function operations(doc: Any): Operation[] {
   return out;
 }
 
+/** An ajv validator for a request body schema (cached by schema object). */
+export function schemaValidator(): (schema: Any) => ValidateFunction {
+  const ajv = new Ajv({ strict: false, allErrors: false, validateFormats: true });
+  (addFormatsModule as unknown as { default: (a: Ajv) => void }).default?.(ajv) ?? (addFormatsModule as unknown as (a: Ajv) => void)(ajv);
+  ajv.addFormat('binary', true);
+  const cache = new Map<Any, ValidateFunction>();
+  return (schema) => {
+    let v = cache.get(schema);
+    if (!v) cache.set(schema, (v = ajv.compile(schema)));
+    return v;
+  };
+}
+
 /** Validators for each operation's documented answers, keyed `operationId status`. */
 export function responseValidators(doc: Any): (operationId: string, status: number) => ValidateFunction | null | undefined {
   const ajv = new Ajv({ strict: false, allErrors: false, validateFormats: true });
