@@ -3,6 +3,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { freePort } from './ports.js';
 import path from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
 
 export const root = path.resolve(import.meta.dirname, '..', '..');
 export const tsx = path.join(root, 'node_modules', '.bin', 'tsx');
@@ -57,4 +58,29 @@ export async function startServerProcess(dataDir: string, env: Record<string, st
       }
     },
   };
+}
+
+/**
+ * The pid of the node process that runs the server (tsx starts it as its child): the one to
+ * SIGKILL for a crash (killing tsx would leave it running) and to read /proc/<pid> of.
+ */
+export function serverPid(s: ServerProcess): number {
+  let pid = s.child.pid!;
+  for (;;) {
+    let children: string[] = [];
+    try {
+      children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
+    } catch {
+      return pid;
+    }
+    if (!children.length) return pid;
+    pid = Number(children[0]);
+  }
+}
+
+/** Resident set size (bytes) and open file descriptors of a process, from /proc. */
+export function processStats(pid: number): { rss: number; fds: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const rss = Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
+  return { rss, fds: readdirSync(`/proc/${pid}/fd`).length };
 }
