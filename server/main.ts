@@ -59,7 +59,6 @@ async function main(): Promise<void> {
   const deps: Deps = { db, config, keys, clock: systemClock, log };
   const server = createHttpServer(createRequestHandler(deps), deps);
   const stopJobs = startJobs(deps);
-  server.keepAliveTimeout = 5_000;
 
   let stopping = false;
   const stop = (signal: string) => {
