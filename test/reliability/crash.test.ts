@@ -163,7 +163,9 @@ async function checkAll(): Promise<void> {
     if (days !== copies) failures.push(`user ${u.n}: recurring rolled ${days} days but ${copies} logged copies (half-applied)`);
     if (days < u.rolls || days > u.rolls + 1) failures.push(`user ${u.n}: recurring rolled ${days} days, ${u.rolls} completes acknowledged`);
     u.rolls = days;
-    // Heading converts: all or nothing.
+    // Heading converts: all or nothing, and one heading.deleted event when done.
+    const dd = db();
+    const headingDeleted = (id: string) => (dd.prepare("SELECT count(*) AS n FROM outbox WHERE user_id = ? AND type = 'heading.deleted' AND object_id = ?").get(u.userId, id) as { n: number }).n;
     for (const c of a.converts) {
       const h = await call(server!, 'GET', `/v1/headings/${c.heading}`, { token: u.pat });
       const ts = c.todos.map((id) => byId.get(id));
@@ -171,6 +173,8 @@ async function checkAll(): Promise<void> {
         failures.push(`user ${u.n}: convert ${c.heading}: a to-do is missing`);
         continue;
       }
+      const events = headingDeleted(c.heading);
+      if (events !== (h.status === 200 ? 0 : 1)) failures.push(`user ${u.n}: convert ${c.heading}: heading ${h.status}, ${events} heading.deleted events`);
       if (h.status === 200) {
         if (c.acked) failures.push(`user ${u.n}: acknowledged convert ${c.heading}: heading still there`);
         if (ts.some((t) => t.headingId !== c.heading || t.parentId !== u.project)) failures.push(`user ${u.n}: convert ${c.heading} half-applied: heading kept, to-dos moved`);
@@ -181,6 +185,7 @@ async function checkAll(): Promise<void> {
           failures.push(`user ${u.n}: convert ${c.heading} half-applied: heading gone, to-dos ${JSON.stringify(ts.map((t) => [t.parentId, t.headingId]))}`);
       }
     }
+    dd.close();
     a.converts = [];
     // The note: acknowledged body (or the unanswered edit).
     const note = await call(server!, 'GET', `/v1/notes/${u.note}`, { token: u.pat });
