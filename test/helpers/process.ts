@@ -3,7 +3,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { freePort } from './ports.js';
 import path from 'node:path';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 
 export const root = path.resolve(import.meta.dirname, '..', '..');
 export const tsx = path.join(root, 'node_modules', '.bin', 'tsx');
@@ -78,9 +78,18 @@ export function serverPid(s: ServerProcess): number {
   }
 }
 
-/** Resident set size (bytes) and open file descriptors of a process, from /proc. */
-export function processStats(pid: number): { rss: number; fds: number } {
+/** Resident set size (bytes), open file descriptors, and how many of them are sockets, from /proc. */
+export function processStats(pid: number): { rss: number; fds: number; sockets: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const rss = Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
-  return { rss, fds: readdirSync(`/proc/${pid}/fd`).length };
+  const fds = readdirSync(`/proc/${pid}/fd`);
+  let sockets = 0;
+  for (const fd of fds) {
+    try {
+      if (readlinkSync(`/proc/${pid}/fd/${fd}`).startsWith('socket:')) sockets++;
+    } catch {
+      /* closed meanwhile */
+    }
+  }
+  return { rss, fds: fds.length, sockets };
 }

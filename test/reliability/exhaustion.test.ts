@@ -62,7 +62,9 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 async function othersStillAnswered(): Promise<void> {
   const during = await latencies(10);
   expect(median(during), `median ${median(during)} ms vs baseline ${median(baseline)} ms`).toBeLessThan(Math.max(5 * median(baseline), median(baseline) + 100));
-  expect(Math.max(...during)).toBeLessThan(2_000);
+  // The worst one: within 5 × the worst of the baseline, at least 3 s (this shared machine's own
+  // p99 under plain load reaches ~1 s at times: docs/reliability.md).
+  expect(Math.max(...during)).toBeLessThan(Math.max(3_000, 5 * Math.max(...baseline)));
 }
 
 function open(): Promise<Socket> {
@@ -142,8 +144,13 @@ describe('resource exhaustion (issue 18.7)', () => {
       s.write(`GET /v1/attachments/${file.id}/file HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${u.pat}\r\n\r\n`);
       s.pause(); // never read: the server's writes back up
     }
-    await new Promise((r) => setTimeout(r, 500));
-    expect(processStats(pid).fds).toBeGreaterThanOrEqual(fdsAtStart + n / 2); // they hold connections now
+    // They hold connections now (the server accepts them as it gets to them).
+    let held = processStats(pid).fds;
+    for (let i = 0; i < 50 && held < fdsAtStart + n / 2; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      held = processStats(pid).fds;
+    }
+    expect(held).toBeGreaterThanOrEqual(fdsAtStart + n / 2);
     await othersStillAnswered();
     // The server closes its side (a paused client cannot see it: it never reads to the end).
     const fds = await fdsBackToStart();
