@@ -50,6 +50,14 @@ const EnvSchema = z.object({
   CAIRN_MAX_ACCOUNT_ITEMS: z.coerce.number().int().min(1).default(250_000),
   /** DECISIONS §4: the largest file upload in bytes (POST /v1/attachments/files). */
   CAIRN_MAX_UPLOAD_BYTES: z.coerce.number().int().min(1).default(25 * 1024 * 1024),
+  // Issue 18.7 (docs/operations.md "Connections and timeouts"): slow or silent clients. The whole
+  // request line and headers must arrive within HEADERS, the whole request (body included)
+  // within REQUEST; an idle keep-alive connection closes after KEEP_ALIVE; a connection on which
+  // nothing moves either way (a client that stopped reading its answer) after SOCKET_IDLE.
+  CAIRN_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
+  CAIRN_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(120_000),
+  CAIRN_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
+  CAIRN_SOCKET_IDLE_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
   // Test-only fault injection (routers/middleware/write.ts): die right after this procedure's
   // transaction commits, before its answer is sent.
   CAIRN_UNSAFE_CRASH_AFTER_COMMIT: z.string().optional(),
@@ -178,6 +186,8 @@ export type Config = {
   maxAccountItems: number;
   /** CAIRN_MAX_UPLOAD_BYTES: the file upload limit (413 payload_too_large past it, found while streaming). */
   maxUploadBytes: number;
+  /** Issue 18.7: connection timeouts (server/http.ts createHttpServer), in ms. */
+  httpTimeouts: { headersMs: number; requestMs: number; keepAliveMs: number; socketIdleMs: number };
   /** Test-only: the procedure path after whose commit the process kills itself. */
   crashAfterCommit?: string | undefined;
   /** Overrides LIMITS.decryptRowsPerRequest (tests set a small one). */
@@ -214,6 +224,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     durability: e.CAIRN_DURABILITY,
     maxAccountItems: e.CAIRN_MAX_ACCOUNT_ITEMS,
     maxUploadBytes: e.CAIRN_MAX_UPLOAD_BYTES,
+    httpTimeouts: {
+      headersMs: Math.min(e.CAIRN_HEADERS_TIMEOUT_MS, e.CAIRN_REQUEST_TIMEOUT_MS), // Node requires headers ≤ request
+      requestMs: e.CAIRN_REQUEST_TIMEOUT_MS,
+      keepAliveMs: e.CAIRN_KEEP_ALIVE_TIMEOUT_MS,
+      socketIdleMs: e.CAIRN_SOCKET_IDLE_TIMEOUT_MS,
+    },
     crashAfterCommit: e.CAIRN_UNSAFE_CRASH_AFTER_COMMIT || undefined,
   };
 }

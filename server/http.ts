@@ -40,9 +40,28 @@ export function attachClientErrorHandler(server: Server, deps: Pick<Deps, 'confi
   });
 }
 
-/** The process's HTTP server: the app plus the parser-refusal answers. */
+/**
+ * The process's HTTP server: the app, the parser-refusal answers, and the connection timeouts
+ * (issue 18.7, docs/operations.md "Connections and timeouts"):
+ * - `headersTimeout`: the request line and headers must be complete within it (slow-loris
+ *   headers); past it Node's parser refuses the request and it is answered 408 as a problem.
+ * - `requestTimeout`: the whole request, body included (a body dribbled byte by byte), 408 too.
+ * - `keepAliveTimeout`: an idle keep-alive connection is closed after it.
+ * - the socket idle timeout: a connection on which nothing moves in either direction (a client
+ *   that never reads its answer, so the server's writes stall) is destroyed after it.
+ * Node checks the first two every `connectionsCheckingInterval`, set to a quarter of the headers
+ * timeout (at most 1 s) so they hold to within that.
+ */
 export function createHttpServer(app: RequestListener | undefined, deps: Pick<Deps, 'config' | 'log'>): Server {
-  const server = app ? createServer(app) : createServer();
+  const t = deps.config.httpTimeouts;
+  const server = createServer({
+    headersTimeout: t.headersMs,
+    requestTimeout: t.requestMs,
+    connectionsCheckingInterval: Math.max(25, Math.min(1_000, Math.floor(t.headersMs / 4))),
+  });
+  server.keepAliveTimeout = t.keepAliveMs;
+  if (app) server.on('request', app);
+  server.setTimeout(t.socketIdleMs, (socket) => socket.destroy());
   attachClientErrorHandler(server, deps);
   return server;
 }

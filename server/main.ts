@@ -63,7 +63,6 @@ async function main(): Promise<void> {
   // Webhook deliveries (server/webhooks): beside request handling, on their own timer.
   const dispatcher = createDispatcher(deps);
   dispatcher.start();
-  server.keepAliveTimeout = 5_000;
 
   let stopping = false;
   const stop = (signal: string) => {

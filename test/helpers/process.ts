@@ -3,6 +3,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { freePort } from './ports.js';
 import path from 'node:path';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 
 export const root = path.resolve(import.meta.dirname, '..', '..');
 export const tsx = path.join(root, 'node_modules', '.bin', 'tsx');
@@ -57,4 +58,38 @@ export async function startServerProcess(dataDir: string, env: Record<string, st
       }
     },
   };
+}
+
+/**
+ * The pid of the node process that runs the server (tsx starts it as its child): the one to
+ * SIGKILL for a crash (killing tsx would leave it running) and to read /proc/<pid> of.
+ */
+export function serverPid(s: ServerProcess): number {
+  let pid = s.child.pid!;
+  for (;;) {
+    let children: string[] = [];
+    try {
+      children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
+    } catch {
+      return pid;
+    }
+    if (!children.length) return pid;
+    pid = Number(children[0]);
+  }
+}
+
+/** Resident set size (bytes), open file descriptors, and how many of them are sockets, from /proc. */
+export function processStats(pid: number): { rss: number; fds: number; sockets: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const rss = Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
+  const fds = readdirSync(`/proc/${pid}/fd`);
+  let sockets = 0;
+  for (const fd of fds) {
+    try {
+      if (readlinkSync(`/proc/${pid}/fd/${fd}`).startsWith('socket:')) sockets++;
+    } catch {
+      /* closed meanwhile */
+    }
+  }
+  return { rss, fds: fds.length, sockets };
 }
