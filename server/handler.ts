@@ -12,6 +12,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import type { Request, Response } from 'express';
 import proxyaddr from 'proxy-addr';
 import { newRequestId } from './ids.js';
+import { accessLogger } from './logger.js';
 import type { Deps } from './deps.js';
 import { AppError } from './errors.js';
 import { createApp } from './app.js';
@@ -38,7 +39,7 @@ export function createRequestHandler(deps: Deps): RequestListener {
   const trpc = createTrpcHandler(deps);
   const edge = edgeLimit(deps);
   const trust = trustFor(deps);
-  const log = deps.log;
+  const log = accessLogger(deps.log);
 
   return (req: IncomingMessage, res: ServerResponse) => {
     const ip = proxyaddr(req, trust) ?? req.socket.remoteAddress ?? '';
