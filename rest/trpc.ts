@@ -29,7 +29,7 @@ import type { Deps } from '../server/deps.js';
 import { trpcBody } from './guards.js';
 import { requestExtras } from './rate-limit.js';
 import { requestState } from './state.js';
-import { PROCEDURES, type ProcedureFn } from './procedures.js';
+import { callProcedure, PROCEDURES, type ProcedureFn } from './procedures.js';
 
 const CONFIG = appRouter._def._config;
 
@@ -91,7 +91,7 @@ export function createTrpcHandler(deps: Deps): TrpcHandler {
       Promise.all(
         calls.map(async (call, i): Promise<Outcome> => {
           try {
-            const data = await call.procedure({ path: call.path, ctx, type: call.procedure._def.type as 'query' | 'mutation', getRawInput: async () => call.input, signal: undefined, batchIndex: i });
+            const data = await callProcedure(call.procedure, { path: call.path, ctx, type: call.procedure._def.type as 'query' | 'mutation', getRawInput: async () => call.input, signal: undefined, batchIndex: i });
             return { ok: true, data };
           } catch (cause) {
             const error = getTRPCErrorFromUnknown(cause);
