@@ -1,7 +1,7 @@
 // Credentials that carry a user's key (DECISIONS §3): issuing, resolving and revoking them.
 // A credential is found by SHA-256 of its secret; the data key is unwrapped with a key derived
 // from that secret, so only a request holding the credential can read the user's content.
-import { and, eq, isNull, ne, sql } from 'drizzle-orm';
+import { and, eq, isNull, ne } from 'drizzle-orm';
 import { prepared } from '../../db/prepared.js';
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
 import type Database from 'better-sqlite3';
@@ -303,14 +303,12 @@ export function deleteCredential(tx: Tx | Db, userId: string, credentialId: stri
  * would seal content, or wrap a key, under a data key that is no longer the user's.
  */
 export function assertCredentialLive(deps: Deps, p: Principal): void {
-  const q = prepared(deps.db, 'credentials.liveById', (db) =>
-    db
-      .select({ revokedAt: credentials.revokedAt, wrappedKey: credentials.wrappedKey, expiresAt: credentials.expiresAt })
-      .from(credentials)
-      .where(and(eq(credentials.id, sql.placeholder('id')), eq(credentials.userId, sql.placeholder('userId'))))
-      .prepare(),
+  const q = prepared(deps.db, 'credentials.liveById.raw', (db) =>
+    db.$client.prepare<[string, string], { revokedAt: number | null; wrappedKey: Buffer | null; expiresAt: number }>(
+      'SELECT revoked_at AS revokedAt, wrapped_key AS wrappedKey, expires_at AS expiresAt FROM credentials WHERE id = ? AND user_id = ?',
+    ),
   );
-  const row = q.get({ id: p.credentialId, userId: p.userId });
+  const row = q.get(p.credentialId, p.userId);
   if (!row || row.revokedAt != null || !row.wrappedKey || row.expiresAt <= deps.clock()) {
     throw unauthorized(deps, 'The credential was revoked or replaced while this request ran.', true);
   }
