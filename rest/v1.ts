@@ -87,7 +87,8 @@ function compileRoutes(): Map<string, Route[]> {
 
 const ROUTES = compileRoutes();
 
-function match(method: string, path: string): { route: Route; params: Record<string, string> } | undefined {
+/** The route of a method and normalised path, with its decoded path parameters (exported for the bench's layer budget). */
+export function match(method: string, path: string): { route: Route; params: Record<string, string> } | undefined {
   const list = ROUTES.get(method);
   if (!list) return undefined;
   for (const route of list) {

@@ -27,10 +27,14 @@ import { initRequestState } from '../rest/state.js';
 const V1 = /^\/v1(?:[/?]|$)/;
 const noop = () => {};
 
-/** The same trust rules as Express's `trust proxy` setting (an address list, CIDR, or named ranges). */
-function trustFor(deps: Deps): (addr: string, i: number) => boolean {
+/**
+ * The same trust rules as Express's `trust proxy` setting (an address list, CIDR, or named ranges);
+ * null when no proxy is trusted, where the client is the socket's peer (what proxy-addr answers
+ * then, without parsing X-Forwarded-For for nothing).
+ */
+function trustFor(deps: Deps): ((addr: string, i: number) => boolean) | null {
   const list = deps.config.trustProxy ? deps.config.trustProxy.split(',').map((s) => s.trim()) : [];
-  return list.length ? proxyaddr.compile(list) : () => false;
+  return list.length ? proxyaddr.compile(list) : null;
 }
 
 export function createRequestHandler(deps: Deps): RequestListener {
@@ -42,7 +46,7 @@ export function createRequestHandler(deps: Deps): RequestListener {
   const log = accessLogger(deps.log);
 
   return (req: IncomingMessage, res: ServerResponse) => {
-    const ip = proxyaddr(req, trust) ?? req.socket.remoteAddress ?? '';
+    const ip = (trust ? proxyaddr(req, trust) : req.socket.remoteAddress) ?? req.socket.remoteAddress ?? '';
     const state = initRequestState(req as Request, newRequestId(), ip);
     res.setHeader('X-Request-Id', state.requestId);
     res.on('finish', () => {
