@@ -26,7 +26,7 @@ import { jsonBody, mediaTypeGuard } from './guards.js';
 import { requestExtras } from './rate-limit.js';
 import { sendProblem } from './send.js';
 import { requestState } from './state.js';
-import { PROCEDURES, type ProcedureFn } from './procedures.js';
+import { callProcedure, PROCEDURES, type ProcedureFn } from './procedures.js';
 
 type Route = {
   pattern: RegExp;
@@ -87,7 +87,8 @@ function compileRoutes(): Map<string, Route[]> {
 
 const ROUTES = compileRoutes();
 
-function match(method: string, path: string): { route: Route; params: Record<string, string> } | undefined {
+/** The route of a method and normalised path, with its decoded path parameters (exported for the bench's layer budget). */
+export function match(method: string, path: string): { route: Route; params: Record<string, string> } | undefined {
   const list = ROUTES.get(method);
   if (!list) return undefined;
   for (const route of list) {
@@ -168,7 +169,7 @@ export function createV1Handler(deps: Deps): V1Handler {
       Object.assign(input, params);
     }
     try {
-      const data = await route.procedure({ path: route.procedurePath, ctx, type: route.type, getRawInput: async () => input, signal: undefined, batchIndex: 0 });
+      const data = await callProcedure(route.procedure, { path: route.procedurePath, ctx, type: route.type, getRawInput: async () => input, signal: undefined, batchIndex: 0 });
       const status = ctx.http.status ?? route.meta.successStatus ?? 200;
       res.statusCode = status;
       for (const [k, v] of Object.entries(ctx.http.headers)) res.setHeader(k, v);

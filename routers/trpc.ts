@@ -12,7 +12,7 @@ import { SealError } from '../server/crypto/seal.js';
 import type { Scope } from '../server/scopes.js';
 import type { RateBucketName } from '../server/config.js';
 import { problemScope, trpcErrorShape } from './middleware/problems.js';
-import { limitCredential, limitRoute, type RateTracker } from './middleware/rate-limit.js';
+import { limitCredential, limitRoute, presentedBearer, type RateTracker } from './middleware/rate-limit.js';
 import { planIdempotent, type IdempotencyPlan } from './middleware/idempotency.js';
 import type { RouterContext, RouterMeta } from './api-types.js';
 
@@ -165,7 +165,7 @@ export function requireGrants(principal: Principal, meta: Pick<Meta, 'scopes' | 
 export const authedProcedure = t.procedure.use(async ({ ctx, meta, type, path, getRawInput, next }) => {
   noStoreSecrets(ctx, meta);
   limitCredential(ctx);
-  const principal = await authenticate(ctx.deps, ctx.authorization);
+  const principal = await authenticate(ctx.deps, ctx.authorization, presentedBearer(ctx));
   requireGrants(principal, meta);
   const authed: AuthedContext = { ...ctx, principal };
   const mutation = type === 'mutation';

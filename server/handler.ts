@@ -12,6 +12,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import type { Request, Response } from 'express';
 import proxyaddr from 'proxy-addr';
 import { newRequestId } from './ids.js';
+import { accessLogger } from './logger.js';
 import type { Deps } from './deps.js';
 import { AppError } from './errors.js';
 import { createApp } from './app.js';
@@ -26,10 +27,14 @@ import { initRequestState } from '../rest/state.js';
 const V1 = /^\/v1(?:[/?]|$)/;
 const noop = () => {};
 
-/** The same trust rules as Express's `trust proxy` setting (an address list, CIDR, or named ranges). */
-function trustFor(deps: Deps): (addr: string, i: number) => boolean {
+/**
+ * The same trust rules as Express's `trust proxy` setting (an address list, CIDR, or named ranges);
+ * null when no proxy is trusted, where the client is the socket's peer (what proxy-addr answers
+ * then, without parsing X-Forwarded-For for nothing).
+ */
+function trustFor(deps: Deps): ((addr: string, i: number) => boolean) | null {
   const list = deps.config.trustProxy ? deps.config.trustProxy.split(',').map((s) => s.trim()) : [];
-  return list.length ? proxyaddr.compile(list) : () => false;
+  return list.length ? proxyaddr.compile(list) : null;
 }
 
 export function createRequestHandler(deps: Deps): RequestListener {
@@ -38,10 +43,10 @@ export function createRequestHandler(deps: Deps): RequestListener {
   const trpc = createTrpcHandler(deps);
   const edge = edgeLimit(deps);
   const trust = trustFor(deps);
-  const log = deps.log;
+  const log = accessLogger(deps.log);
 
   return (req: IncomingMessage, res: ServerResponse) => {
-    const ip = proxyaddr(req, trust) ?? req.socket.remoteAddress ?? '';
+    const ip = (trust ? proxyaddr(req, trust) : req.socket.remoteAddress) ?? req.socket.remoteAddress ?? '';
     const state = initRequestState(req as Request, newRequestId(), ip);
     res.setHeader('X-Request-Id', state.requestId);
     res.on('finish', () => {

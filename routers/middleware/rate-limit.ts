@@ -19,7 +19,7 @@ import { credentials } from '../../db/schema/index.js';
 import { RATE_BUCKETS, scaleBucket, type RateBucket, type RateBucketName, type WindowBucket } from '../../server/config.js';
 import type { Deps } from '../../server/deps.js';
 import { AppError } from '../../server/errors.js';
-import { credentialBucketKey } from '../../server/auth/credentials.js';
+import { parseBearerHeader, type BearerCredential } from '../../server/auth/credentials.js';
 
 /** What one bucket said about one request. */
 export type BucketResult = {
@@ -229,6 +229,8 @@ export type RateContext = {
   rate?: RateTracker | undefined;
   /** Memo of `credentialSubject` for this request (both procedure-layer checks need it). */
   credentialSubject?: string | undefined;
+  /** Memo of the parsed bearer header (authentication reuses it: one parse, one SHA-256). */
+  bearer?: BearerCredential | null | undefined;
 };
 
 /**
@@ -237,8 +239,15 @@ export type RateContext = {
  */
 function credentialSubject(ctx: RateContext): string | undefined {
   if (ctx.credentialSubject !== undefined) return ctx.credentialSubject;
-  ctx.credentialSubject = credentialBucketKey(ctx.authorization) ?? (ctx.authorization?.trim() ? createHash('sha256').update(ctx.authorization.trim(), 'utf8').digest('base64url') : undefined);
+  const bearer = presentedBearer(ctx);
+  ctx.credentialSubject = bearer?.subject ?? (ctx.authorization?.trim() ? createHash('sha256').update(ctx.authorization.trim(), 'utf8').digest('base64url') : undefined);
   return ctx.credentialSubject;
+}
+
+/** The request's bearer header, parsed once (`null`: none, or not a bearer header). */
+export function presentedBearer(ctx: RateContext): BearerCredential | null {
+  if (ctx.bearer === undefined) ctx.bearer = parseBearerHeader(ctx.authorization);
+  return ctx.bearer;
 }
 
 /** Per credential, all requests (600 / 5 min): before the credential is looked up. */

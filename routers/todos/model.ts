@@ -23,7 +23,7 @@ import { canonicalRecurrenceRule, nextOccurrence, type RecurrenceBasis as Basis 
 import { containers } from '../../db/schema/index.js';
 import { findContainerRow } from '../containers/model.js';
 import { containerIsDead, inLiveContainer } from '../containers/live.js';
-import { tagIdsForNames, tagNamesById } from '../tags/model.js';
+import { tagIdsForNames } from '../tags/model.js';
 import type { TodoOut } from './schema.js';
 import { indexedAttrs, indexTodo, unindexTodo } from '../../server/index/todo-index.js';
 
@@ -83,26 +83,47 @@ export function toTodo(row: TodoRow, s: TodoSealed, tagNames: string[]): TodoOut
   };
 }
 
+type TagLink = { todoId: string; tagId: string; sealed: Buffer };
+
+// Tag names of to-dos in one query (issue 12): the links joined with their tags, on raw prepared
+// statements (no query builder per request). `+tt.user_id` keeps SQLite on the link table's
+// primary key (todo_id, tag_id) rather than scanning every link of the user; the join and the
+// WHERE still scope every row to the user.
+const LINKS_SELECT = `SELECT tt.todo_id AS todoId, t.id AS tagId, t.sealed AS sealed
+   FROM todo_tags tt JOIN tags t ON t.id = tt.tag_id AND t.user_id = tt.user_id`;
+
+function linksOfOne(db: Db) {
+  return prepared(db, 'todoTags.withTags.one', (d) =>
+    d.$client.prepare<[string, string], TagLink>(`${LINKS_SELECT} WHERE +tt.user_id = ? AND tt.todo_id = ? ORDER BY tt.position`),
+  );
+}
+
+function linksOfMany(db: Db) {
+  return prepared(db, 'todoTags.withTags.many', (d) =>
+    d.$client.prepare<[string, string], TagLink>(
+      `${LINKS_SELECT} WHERE +tt.user_id = ? AND tt.todo_id IN (SELECT value FROM json_each(?)) ORDER BY tt.todo_id, tt.position`,
+    ),
+  );
+}
+
 /** Tag names of each to-do, in the order the client gave them. */
 export function tagsOf(deps: Deps, p: Principal, todoIds: readonly string[]): Map<string, string[]> {
   const out = new Map<string, string[]>();
   if (!todoIds.length) return out;
-  const q = prepared(deps.db, 'todoTags.byTodos', (db) =>
-    db
-      .select()
-      .from(todoTags)
-      .where(and(eq(todoTags.userId, sql.placeholder('userId')), inJsonIds(todoTags.todoId, 'ids')))
-      .orderBy(asc(todoTags.todoId), asc(todoTags.position))
-      .prepare(),
-  );
-  const links = q.all({ userId: p.userId, ids: JSON.stringify(todoIds) });
-  const names = tagNamesById(deps, p, links.map((l) => l.tagId));
+  const links = todoIds.length === 1 ? linksOfOne(deps.db).all(p.userId, todoIds[0]!) : linksOfMany(deps.db).all(p.userId, JSON.stringify(todoIds));
+  if (!links.length) return out;
+  // Each tag opened once per call (a local map: nothing outlives the request).
+  const names = new Map<string, string>();
   for (const l of links) {
-    const name = names.get(l.tagId);
-    if (name === undefined) continue;
-    const list = out.get(l.todoId) ?? [];
-    list.push(name);
-    out.set(l.todoId, list);
+    let name = names.get(l.tagId);
+    if (name === undefined) {
+      // The tag's sealed content, as routers/tags/model.ts seals it (AAD table 'tags').
+      name = openJson<{ name: string }>(p.dek, rowAad(p.userId, 'tags', l.tagId), l.sealed).name;
+      names.set(l.tagId, name);
+    }
+    const list = out.get(l.todoId);
+    if (list) list.push(name);
+    else out.set(l.todoId, [name]);
   }
   return out;
 }
@@ -117,16 +138,19 @@ export function presentTodo(deps: Deps, p: Principal, row: TodoRow, s: TodoSeale
   return presentTodos(deps, p, [{ row, s }])[0]!;
 }
 
-/** The to-do row by (user, id), prepared once per database (db/prepared.ts). */
+/** The to-do row by (user, id): one raw prepared statement per database (db/prepared.ts). */
 function todoById(db: Db) {
-  return prepared(db, 'todos.byId', (d) =>
-    d.select().from(todos).where(and(eq(todos.userId, sql.placeholder('userId')), eq(todos.id, sql.placeholder('id')))).prepare(),
+  return prepared(db, 'todos.byId.raw', (d) =>
+    d.$client.prepare<[string, string], TodoRow>(
+      `SELECT id, user_id AS userId, parent_id AS parentId, heading_id AS headingId, sort_key AS sortKey, sealed, trashed_at AS trashedAt, created_at AS createdAt, updated_at AS updatedAt
+         FROM todos WHERE user_id = ? AND id = ?`,
+    ),
   );
 }
 
 /** Prepared statements run on the one connection, so inside a caller's transaction too. */
 function getRow(deps: Deps, userId: string, id: string): TodoRow {
-  const row = todoById(deps.db).get({ userId, id });
+  const row = todoById(deps.db).get(userId, id);
   if (!row) throw notFound('To-do');
   return row;
 }

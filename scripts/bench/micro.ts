@@ -22,7 +22,18 @@ import { authenticate, PAT_PREFIX, wrapPurpose } from '../../server/auth/credent
 import { credentialKek, unwrapDataKey } from '../../server/crypto/keywrap.js';
 import { fromB64u, sha256 } from '../../server/crypto/secrets.js';
 import { openJson, rowAad } from '../../server/crypto/seal.js';
+import superjson from 'superjson';
 import { median } from './stats.js';
+import { accessLogger } from '../../server/logger.js';
+import { newRequestId } from '../../server/ids.js';
+import { parseBearerHeader } from '../../server/auth/credentials.js';
+import { limiterFor } from '../../routers/middleware/rate-limit.js';
+import { match as matchV1 } from '../../rest/v1.js';
+import { serializeAnswer } from '../../rest/trpc.js';
+import { callProcedure, PROCEDURES } from '../../rest/procedures.js';
+import { getTodo, listTodos, updateTodo } from '../../routers/todos/model.js';
+import { runWrite } from '../../routers/middleware/atomic.js';
+import { sealJson } from '../../server/crypto/seal.js';
 import type { MicroResult, MicroRow } from './protocol.js';
 
 /** Milliseconds per op per round, and rounds. */
@@ -138,7 +149,57 @@ async function main(): Promise<void> {
     trpc: op(`HTTP GET /trpc/${resource}.get, log silent`, () => get(silent.port, trpcPath, headers)),
     restLogged: op(`HTTP GET /v1/${resource}/{id}, log info (as deployed)`, () => get(logged.port, `/v1/${resource}/${id}`, headers)),
   };
-  await measureAll(Object.values(ops));
+  // The layer budget (issue 12): each layer of a read and a write called on its own.
+  const layerOps: Op[] = [];
+  if (useTodos) {
+    const get = PROCEDURES['todos.get']!;
+    const list = PROCEDURES['todos.list']!;
+    const zIn = get._def.inputs[0] as { parse(v: unknown): unknown };
+    const zOut = (get._def as unknown as { output: { parse(v: unknown): unknown } }).output;
+    const zPage = (list._def as unknown as { output: { parse(v: unknown): unknown } }).output;
+    const todo = getTodo(deps, principal, id);
+    const page = listTodos(deps, principal, { limit: 50 } as never);
+    const hash = sha256(secret);
+    const byHash = db.$client.prepare('SELECT id, user_id, kind, wrapped_key, scopes, expires_at, last_used_at, revoked_at FROM credentials WHERE secret_hash = ?');
+    const kek = credentialKek(secret, cred.kind);
+    const limiter = limiterFor(deps);
+    const subject = parseBearerHeader(auth)!.subject;
+    const access = accessLogger(createLogger('info', devnull as unknown as NodeJS.WritableStream));
+    const redacting = createLogger('info', devnull as unknown as NodeJS.WritableStream);
+    const line = () => ({ requestId: 'REQ', method: 'GET', path: `/v1/todos/${id}`, route: 'todos.get', status: 200, durationMs: 1.23 });
+    const callOpts = (ctx: unknown) => ({ path: 'todos.get', ctx, type: 'query' as const, getRawInput: async () => ({ id }), signal: undefined, batchIndex: 0 });
+    const ctxOf = () => createContextInner({ deps, requestId: 'bench-micro', authorization: auth });
+    const writeCtx = () => ({ deps, principal, http: { headers: {} } });
+    let n = 0;
+    layerOps.push(
+      op('listener: request id', () => newRequestId()),
+      op('access log line (pino, no redaction: as served)', () => access.info(line(), 'request')),
+      op('access log line with the redaction pass (before)', () => redacting.info(line(), 'request')),
+      op('route match (compiled /v1 table)', () => matchV1('GET', `/v1/todos/${id}`)),
+      op('input parse (zod, todos.get)', () => zIn.parse({ id })),
+      op('auth: bearer parse + the one SHA-256', () => parseBearerHeader(auth)),
+      op('auth: credential SELECT by hash', () => byHash.get(hash)),
+      op('auth: HKDF (key-encryption key)', () => credentialKek(secret, cred.kind)),
+      op('auth: AES-GCM unwrap of the data key', () => unwrapDataKey(kek, cred.userId, wrapPurpose(cred.id), cred.wrappedKey!)),
+      op('auth: authenticate() whole', () => authenticate(deps, auth)),
+      op('rate bucket hit (credential)', () => limiter.hit([{ name: 'credential', subject }])),
+      op('model: getTodo (row, open, tags, shape)', () => getTodo(deps, principal, id)),
+      op('output check (zod, one to-do)', () => zOut.parse(todo)),
+      op('JSON.stringify (one to-do)', () => JSON.stringify(todo)),
+      op('superjson.serialize (one to-do)', () => superjson.serialize(todo)),
+      op('serializeAnswer (one to-do, /trpc as served)', () => serializeAnswer(todo)),
+      op('procedure chain, tRPC caller (todos.get)', () => (get as unknown as (o: unknown) => Promise<unknown>)(callOpts(ctxOf()))),
+      op('procedure chain, callProcedure (todos.get, as served)', () => callProcedure(get, callOpts(ctxOf()))),
+      op('model: listTodos limit 50', () => listTodos(deps, principal, { limit: 50 } as never)),
+      op('output check (zod, page of 50)', () => zPage.parse(page)),
+      op('JSON.stringify (page of 50)', () => JSON.stringify(page)),
+      op('superjson.serialize (page of 50)', () => superjson.serialize(page)),
+      op('serializeAnswer (page of 50, /trpc as served)', () => serializeAnswer(page)),
+      op('seal one to-do (JSON + AES-GCM)', () => sealJson(principal.dek, rowAad(principal.userId, 'todos', id), todo)),
+      op('write: PATCH model in its IMMEDIATE transaction, commit included', () => runWrite(writeCtx(), () => updateTodo(deps, principal, { id, title: `micro ${n++}` }))),
+    );
+  }
+  await measureAll([...Object.values(ops), ...layerOps]);
   const best = (o: Op) => Math.min(...o.rounds);
   const rows: MicroRow[] = Object.values(ops).map((o) => ({ name: o.name, usPerOp: best(o) }));
   const [lookup, unwrap, authAll, select, selectRaw, decrypt, proc, http, rest, trpc, restLogged] = Object.values(ops).map(best) as [
@@ -166,7 +227,8 @@ async function main(): Promise<void> {
   }
   agent.destroy();
   closeDb(db);
-  const result: MicroResult = { type: 'micro', resource, accountSize: Number(process.env.BENCH_ACCOUNT_SIZE ?? 0), rows, split };
+  const layers: MicroRow[] = layerOps.map((o) => ({ name: o.name, usPerOp: best(o) }));
+  const result: MicroResult = { type: 'micro', resource, accountSize: Number(process.env.BENCH_ACCOUNT_SIZE ?? 0), rows, split, layers };
   process.send!(result, () => process.exit(0));
 }
 

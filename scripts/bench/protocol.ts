@@ -28,4 +28,4 @@ export type SeedResult = {
 };
 
 export type MicroRow = { name: string; usPerOp: number; note?: string };
-export type MicroResult = { type: 'micro'; resource: string; accountSize: number; rows: MicroRow[]; split: MicroRow[] };
+export type MicroResult = { type: 'micro'; resource: string; accountSize: number; rows: MicroRow[]; split: MicroRow[]; layers?: MicroRow[] };

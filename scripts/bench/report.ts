@@ -194,6 +194,14 @@ export function renderReport(rec: RunRecord): string {
       microTable(rec.micro),
       '',
     );
+    if (rec.micro.layers?.length) {
+      lines.push(
+        '### Layer budget (issue 12): each layer called on its own, in-process, best of the interleaved rounds',
+        '',
+        markdownTable(['layer', 'µs per call'], rec.micro.layers.map((r) => [r.name, r.usPerOp.toFixed(2)]), ['l', 'r']),
+        '',
+      );
+    }
   }
   lines.push('### Targets', '', ...targetsSummary(rec), '');
   const missing = rec.scenarios.filter((o) => o.status !== 'ok');

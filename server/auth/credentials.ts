@@ -1,9 +1,10 @@
 // Credentials that carry a user's key (DECISIONS §3): issuing, resolving and revoking them.
 // A credential is found by SHA-256 of its secret; the data key is unwrapped with a key derived
 // from that secret, so only a request holding the credential can read the user's content.
-import { and, eq, isNull, ne, sql } from 'drizzle-orm';
+import { and, eq, isNull, ne } from 'drizzle-orm';
 import { prepared } from '../../db/prepared.js';
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
+import type Database from 'better-sqlite3';
 import { credentials } from '../../db/schema/index.js';
 import { instanceId, type Db, type Tx } from '../../db/client.js';
 import type { Deps } from '../deps.js';
@@ -123,7 +124,7 @@ export function patToken(secret: Buffer): string {
   return PAT_PREFIX + toB64u(secret);
 }
 
-type Presented = { kind: CredentialKind; secret: Buffer; claimedUser?: string; claimedId?: string };
+type Presented = { kind: CredentialKind; secret: Buffer; secretHash?: Buffer | undefined; claimedUser?: string; claimedId?: string };
 
 /** base64url in its one canonical spelling (no padding, unused trailing bits zero), or null. */
 function canonicalB64u(part: string): string | null {
@@ -135,43 +136,69 @@ function canonicalB64u(part: string): string | null {
 const BEARER = /^Bearer[ ]+([\x21-\x7e]+)[ ]*$/i;
 
 /**
+ * A presented `Authorization: Bearer …` credential, parsed once per request (issue 12): the
+ * canonical token, whether the presented spelling was canonical, the rate-limit subject, and for a
+ * personal token its secret bytes and their SHA-256 (the lookup hash, which is also its bucket
+ * subject: one SHA-256 per request).
+ */
+export type BearerCredential = {
+  token: string;
+  canonical: boolean;
+  /** Rate-limit subject (base64url of a SHA-256): the same for every spelling of one credential. */
+  subject: string;
+  /** Personal tokens: the decoded secret and SHA-256 of it. */
+  patSecret?: Buffer | undefined;
+  patSecretHash?: Buffer | undefined;
+};
+
+/**
  * The token of an `Authorization: Bearer …` header in canonical form: every base64url part
  * re-encoded (issue 11.4: the unused bits of a last character, or another spelling, must not make
  * another credential). `canonical` is false when the presented spelling differs; such a token is
  * refused, but still counted against the bucket of the credential it spells.
  */
-export function canonicalBearer(authorization: string | undefined): { token: string; canonical: boolean } | null {
+export function parseBearerHeader(authorization: string | undefined): BearerCredential | null {
   const m = authorization ? BEARER.exec(authorization) : null;
   if (!m) return null;
   const presented = m[1]!;
   const prefix = PREFIXES.find((p) => presented.startsWith(p));
   if (prefix) {
-    const body = canonicalB64u(presented.slice(prefix.length));
-    if (!body) return { token: presented, canonical: false };
-    const token = prefix + body;
-    return { token, canonical: token === presented };
+    const bytes = fromB64u(presented.slice(prefix.length));
+    if (!bytes) return { token: presented, canonical: false, subject: sha256(presented).toString('base64url') };
+    const token = prefix + toB64u(bytes);
+    // The subject of a prefixed token is SHA-256 of its secret bytes: every spelling of the token
+    // decodes to the same bytes; for a personal token the lookup needs this hash anyway.
+    const hash = sha256(bytes);
+    const canonical = token === presented;
+    if (prefix !== PAT_PREFIX) return { token, canonical, subject: hash.toString('base64url') };
+    return { token, canonical, subject: hash.toString('base64url'), patSecret: bytes, patSecretHash: hash };
   }
   const parts = presented.split('.');
   if (parts.length === 3) {
     const canon = parts.map(canonicalB64u);
     if (canon.every((c) => c !== null)) {
       const token = canon.join('.');
-      return { token, canonical: token === presented };
+      return { token, canonical: token === presented, subject: sha256(token).toString('base64url') };
     }
   }
-  return { token: presented, canonical: false };
+  return { token: presented, canonical: false, subject: sha256(presented).toString('base64url') };
 }
 
-/** The rate-limit subject of a presented credential: SHA-256 of its canonical token. */
+export function canonicalBearer(authorization: string | undefined): { token: string; canonical: boolean } | null {
+  const b = parseBearerHeader(authorization);
+  return b && { token: b.token, canonical: b.canonical };
+}
+
+/** The rate-limit subject of a presented credential (the same for every spelling of it). */
 export function credentialBucketKey(authorization: string | undefined): string | undefined {
-  const c = canonicalBearer(authorization);
-  return c ? sha256(c.token).toString('base64url') : undefined;
+  return parseBearerHeader(authorization)?.subject;
 }
 
-async function parseBearer(deps: Deps, token: string): Promise<Presented | null> {
+async function parseBearer(deps: Deps, bearer: BearerCredential): Promise<Presented | null> {
+  const token = bearer.token;
   if (token.startsWith(PAT_PREFIX)) {
-    const secret = fromB64u(token.slice(PAT_PREFIX.length));
-    return secret && secret.length === 32 ? { kind: 'pat', secret } : null;
+    const secret = bearer.patSecret;
+    return secret && secret.length === 32 ? { kind: 'pat', secret, secretHash: bearer.patSecretHash } : null;
   }
   if (token.startsWith('eyJ')) {
     try {
@@ -194,24 +221,49 @@ async function parseBearer(deps: Deps, token: string): Promise<Presented | null>
 
 const TOUCH_EVERY_MS = 60_000;
 
+type CredentialRow = {
+  id: string;
+  userId: string;
+  kind: CredentialKind;
+  wrappedKey: Buffer | null;
+  scopes: string;
+  expiresAt: number;
+  lastUsedAt: number | null;
+  revokedAt: number | null;
+};
+
+/** The credential lookup by secret hash: one raw prepared statement (no query builder per request). */
+function credentialByHash(deps: Deps): Database.Statement<[Buffer], CredentialRow> {
+  return prepared(deps.db, 'credentials.byHash.raw', (db) =>
+    db.$client.prepare<[Buffer], CredentialRow>(
+      `SELECT id, user_id AS userId, kind, wrapped_key AS wrappedKey, scopes, expires_at AS expiresAt, last_used_at AS lastUsedAt, revoked_at AS revokedAt
+         FROM credentials WHERE secret_hash = ?`,
+    ),
+  );
+}
+
 /**
- * Resolves `Authorization: Bearer …` to a principal holding the unwrapped data key. `audience`: the
- * resource being called (spec §5.2 rule 3); OAuth access tokens minted for another are refused.
- * Every /v1 and /trpc route is the REST resource, PUBLIC_URL exactly (DECISIONS §1).
+ * Resolves `Authorization: Bearer …` to a principal holding the unwrapped data key. `parsed`: the
+ * header already parsed by the rate-limit step of this request (the same header), so it is parsed
+ * and hashed once. `audience`: the resource being called (spec §5.2 rule 3); OAuth access tokens
+ * minted for another are refused. Every /v1 and /trpc route is the REST resource, PUBLIC_URL
+ * exactly (DECISIONS §1).
  */
-export async function authenticate(deps: Deps, authorization: string | undefined, audience: string = deps.config.publicUrl): Promise<Principal> {
+export async function authenticate(
+  deps: Deps,
+  authorization: string | undefined,
+  parsed?: BearerCredential | null,
+  audience: string = deps.config.publicUrl,
+): Promise<Principal> {
   if (!authorization) throw unauthorized(deps, 'A bearer credential is required.', false);
-  const bearer = canonicalBearer(authorization);
+  const bearer = parsed === undefined ? parseBearerHeader(authorization) : parsed;
   if (!bearer) throw unauthorized(deps, 'The Authorization header must be "Bearer <token>".', true);
   if (!bearer.canonical) throw unauthorized(deps, 'The credential is not valid.', true);
   if (bearer.token.startsWith(OAUTH_ACCESS_PREFIX)) return authenticateOAuth(deps, bearer.token, audience);
-  const presented = await parseBearer(deps, bearer.token);
+  const presented = await parseBearer(deps, bearer);
   if (!presented) throw unauthorized(deps, 'The credential is not valid.', true);
 
-  const byHash = prepared(deps.db, 'credentials.byHash', (db) =>
-    db.select().from(credentials).where(eq(credentials.secretHash, sql.placeholder('hash'))).prepare(),
-  );
-  const row = byHash.get({ hash: sha256(presented.secret) });
+  const row = credentialByHash(deps).get(presented.secretHash ?? sha256(presented.secret));
   const now = deps.clock();
   if (
     !row ||
@@ -271,14 +323,12 @@ export function deleteCredential(tx: Tx | Db, userId: string, credentialId: stri
  */
 export function assertCredentialLive(deps: Deps, p: Principal): void {
   if (p.kind === 'oauth') return assertOAuthLive(deps, p);
-  const q = prepared(deps.db, 'credentials.liveById', (db) =>
-    db
-      .select({ revokedAt: credentials.revokedAt, wrappedKey: credentials.wrappedKey, expiresAt: credentials.expiresAt })
-      .from(credentials)
-      .where(and(eq(credentials.id, sql.placeholder('id')), eq(credentials.userId, sql.placeholder('userId'))))
-      .prepare(),
+  const q = prepared(deps.db, 'credentials.liveById.raw', (db) =>
+    db.$client.prepare<[string, string], { revokedAt: number | null; wrappedKey: Buffer | null; expiresAt: number }>(
+      'SELECT revoked_at AS revokedAt, wrapped_key AS wrappedKey, expires_at AS expiresAt FROM credentials WHERE id = ? AND user_id = ?',
+    ),
   );
-  const row = q.get({ id: p.credentialId, userId: p.userId });
+  const row = q.get(p.credentialId, p.userId);
   if (!row || row.revokedAt != null || !row.wrappedKey || row.expiresAt <= deps.clock()) {
     throw unauthorized(deps, 'The credential was revoked or replaced while this request ran.', true);
   }

@@ -28,7 +28,8 @@ export function seal(key: Buffer, aad: Buffer, plaintext: Buffer): Buffer {
   const nonce = Buffer.from(randomSlice(NONCE));
   const cipher = createCipheriv('aes-256-gcm', key, nonce, { authTagLength: TAG });
   cipher.setAAD(aad);
-  const body = Buffer.concat([cipher.update(plaintext), cipher.final()]);
+  const body = cipher.update(plaintext);
+  cipher.final(); // GCM yields no bytes at final(); it computes the tag
   const out = Buffer.allocUnsafe(HEADER + body.length);
   out[0] = VERSION;
   nonce.copy(out, 1);
@@ -44,7 +45,10 @@ export function open(key: Buffer, aad: Buffer, blob: Buffer | Uint8Array): Buffe
   decipher.setAAD(aad);
   decipher.setAuthTag(buf.subarray(1 + NONCE, HEADER));
   try {
-    return Buffer.concat([decipher.update(buf.subarray(HEADER)), decipher.final()]);
+    // GCM's final() only checks the tag (it yields no bytes): no concatenation of the two parts.
+    const out = decipher.update(buf.subarray(HEADER));
+    decipher.final();
+    return out;
   } catch {
     throw new SealError();
   }

@@ -286,7 +286,7 @@ describe('token endpoint', () => {
   it('access tokens live 1 hour and are refused at another audience', async () => {
     const a = await authorizeAndApprove(app, session);
     const t = (await exchange(app, a)).body;
-    await expect(authenticate(app.deps, `Bearer ${t.access_token}`, `${app.deps.config.publicUrl}/mcp`)).rejects.toMatchObject({ problemCode: 'unauthorized' });
+    await expect(authenticate(app.deps, `Bearer ${t.access_token}`, undefined, `${app.deps.config.publicUrl}/mcp`)).rejects.toMatchObject({ problemCode: 'unauthorized' });
     expect((await authenticate(app.deps, `Bearer ${t.access_token}`)).kind).toBe('oauth');
     app.clock.advance(3_600_000);
     expectProblem(await call(app, 'GET', '/v1/me', { token: t.access_token }), 401, 'unauthorized');
