@@ -11,14 +11,14 @@ import { decodeTupleCursor, encodeTupleCursor } from '../../db/tuple-page.js';
 import { LIMITS } from '../../server/config.js';
 import type { Deps } from '../../server/deps.js';
 import type { Principal } from '../../server/auth/credentials.js';
-import { indexedAttrs, type IndexedTodo } from '../../server/index/todo-index.js';
+import { attrView, type AttrView, type IndexedTodo } from '../../server/index/todo-index.js';
 import { assertAccountSize } from '../../server/account-size.js';
 import { openContainer, toContainer, type ContainerRow } from '../containers/model.js';
 import type { ContainerOut } from '../containers/schema.js';
 import { openTodo, presentTodos, type TodoRow } from '../todos/model.js';
 import type { TodoOut } from '../todos/schema.js';
 
-/** A to-do as the views see it: plaintext placement plus indexed attributes. */
+/** A to-do as the views see it: plaintext placement plus indexed attributes (built only for picked rows). */
 export type Item = {
   id: string;
   parentId: string | null;
@@ -37,17 +37,31 @@ export type Order = [string, string, string, string];
 
 type ContainerInfo = { row: ContainerRow; archived: boolean; path: string; trashedBelow: boolean; archivedBelow: boolean };
 
+/** A placement row (raw, in id order): id, updated_at, trashed_at, parent_id, heading_id, heading_key, sort_key. */
+type Placement = [string, number, number | null, string | null, string | null, string, string];
+
 export type Account = {
-  /** Every to-do, in no particular order (sort a selection with `inAppOrder`). */
-  items: Item[];
+  /** How many to-dos the account holds; rows are addressed by position 0..n-1. */
+  n: number;
+  /** The indexed attributes of row k, column-wise (no object per to-do). */
+  attrs: AttrView;
+  /** Row k's id and container. */
+  idAt: (k: number) => string;
+  parentAt: (k: number) => string | null;
+  /** Whether row k has indexed attributes (false only for a to-do created during the request). */
+  has: (k: number) => boolean;
+  /** Live views: not trashed, not in a trashed or archived container (or below one). */
+  isLive: (k: number) => boolean;
+  /** The logbook: not trashed and not in (or below) a trashed container; archived ones stay. */
+  isLoggable: (k: number) => boolean;
+  /** Row k as an Item (placement plus its attributes as an object). */
+  item: (k: number) => Item;
+  /** The Items of the rows `pred` keeps. */
+  pick: (pred: (k: number) => boolean) => Item[];
   orderOf: (i: Item) => Order;
   /** Sorts a selection in app order (in place), setting each item's `key`, and returns it. */
   inAppOrder: (items: Item[]) => Item[];
   containers: Map<string, ContainerInfo>;
-  /** Live views: not trashed, not in a trashed or archived container (or below one). */
-  isLive: (i: Item) => boolean;
-  /** The logbook: not trashed and not in (or below) a trashed container; archived ones stay. */
-  isLoggable: (i: Item) => boolean;
   container: (id: string) => ContainerOut;
 };
 
@@ -56,15 +70,14 @@ export function keyOf(order: readonly string[], id: string): string {
   return `${order.join('\u0000')}\u0000${id}`;
 }
 
-type Placement = Omit<Item, 'a' | 'key'>;
-
 const placementCache = new WeakMap<object, Database.Statement>();
 function placementQuery(deps: Deps): Database.Statement {
   const db = deps.db.$client;
   let st = placementCache.get(db);
   if (!st) {
-    // Arrays (raw): building fixed-shape objects in JS is cheaper than the driver's named rows.
-    st = db.prepare('SELECT id, parent_id, heading_id, heading_key, sort_key, trashed_at, updated_at FROM todos WHERE user_id = ?').raw(true);
+    // Raw arrays from the covering index todos_user_placement, in id order (the index's order,
+    // and the order of each sealed index chunk, which the index reader then matches by position).
+    st = db.prepare('SELECT id, updated_at, trashed_at, parent_id, heading_id, heading_key, sort_key FROM todos WHERE user_id = ? ORDER BY id').raw(true);
     placementCache.set(db, st);
   }
   return st;
@@ -72,10 +85,15 @@ function placementQuery(deps: Deps): Database.Statement {
 
 export function loadAccount(deps: Deps, p: Principal): Account {
   assertAccountSize(deps, p.userId);
-  // Plain better-sqlite3 rows (no ORM mapping): this reads every to-do of the account.
-  const raw = placementQuery(deps).all(p.userId) as [string, string | null, string | null, string, string, number | null, number][];
-  const rows: Placement[] = raw.map((r) => ({ id: r[0], parentId: r[1], headingId: r[2], headingKey: r[3], sortKey: r[4], trashedAt: r[5], updatedAt: r[6] }));
-  const attrs = indexedAttrs(deps.db.$client, p, rows, { wholeAccount: true });
+  const rows = placementQuery(deps).all(p.userId) as Placement[];
+  const n = rows.length;
+  const ids = new Array<string>(n);
+  const stamps = new Float64Array(n);
+  for (let k = 0; k < n; k++) {
+    ids[k] = rows[k]![0];
+    stamps[k] = rows[k]![1];
+  }
+  const attrs = attrView(deps.db.$client, p, ids, stamps, { wholeAccount: true });
 
   const crows = deps.db.select().from(containers).where(eq(containers.userId, p.userId)).all();
   const byId = new Map(crows.map((r) => [r.id, r]));
@@ -100,28 +118,41 @@ export function loadAccount(deps: Deps, p: Principal): Account {
   };
   for (const r of crows) resolve(r.id);
 
-  const items: Item[] = [];
-  for (const r of rows) {
-    const a = attrs.get(r.id);
-    if (!a) continue;
-    (r as Item).a = a;
-    items.push(r as Item);
-  }
+  const item = (k: number): Item => {
+    const r = rows[k]!;
+    return { id: r[0], parentId: r[3], headingId: r[4], headingKey: r[5], sortKey: r[6], trashedAt: r[2], updatedAt: r[1], a: attrs.attrs(k) };
+  };
   const orderOf = (i: Item): Order => [i.parentId ? (info.get(i.parentId)?.path ?? '') : '', i.headingKey, i.headingId ?? '', i.sortKey];
-
-  const inDead = (i: Item) => (i.parentId ? (info.get(i.parentId)?.trashedBelow ?? false) : false);
-  const inArchived = (i: Item) => (i.parentId ? (info.get(i.parentId)?.archivedBelow ?? false) : false);
   const presented = new Map<string, ContainerOut>();
   return {
-    items,
+    n,
+    attrs,
+    idAt: (k) => rows[k]![0],
+    parentAt: (k) => rows[k]![3],
+    has: (k) => attrs.has(k),
+    isLive: (k) => {
+      const r = rows[k]!;
+      if (r[2] !== null) return false;
+      if (r[3] === null) return true;
+      const c = info.get(r[3]);
+      return !(c?.trashedBelow ?? false) && !(c?.archivedBelow ?? false);
+    },
+    isLoggable: (k) => {
+      const r = rows[k]!;
+      return r[2] === null && !(r[3] !== null && (info.get(r[3])?.trashedBelow ?? false));
+    },
+    item,
+    pick: (pred) => {
+      const out: Item[] = [];
+      for (let k = 0; k < n; k++) if (attrs.has(k) && pred(k)) out.push(item(k));
+      return out;
+    },
     orderOf,
     inAppOrder: (list) => {
       for (const i of list) i.key ??= keyOf(orderOf(i), i.id);
       return list.sort((x, y) => (x.key! < y.key! ? -1 : x.key! > y.key! ? 1 : 0));
     },
     containers: info,
-    isLive: (i) => i.trashedAt === null && !inDead(i) && !inArchived(i),
-    isLoggable: (i) => i.trashedAt === null && !inDead(i),
     container: (id) => {
       let c = presented.get(id);
       if (!c) {
@@ -134,22 +165,43 @@ export function loadAccount(deps: Deps, p: Principal): Account {
 }
 
 /**
- * One page of picked items in app order (sorted with `Account.inAppOrder`), after the cursor's
- * position; the next cursor (MAC'd, bound to `scope`) carries the last item's order and id.
+ * The `limit` smallest of `xs` under `cmp`, in order, without sorting all of them (a bounded
+ * insertion buffer: a view's page of 50 out of thousands of picked to-dos).
+ */
+export function smallest<T>(xs: readonly T[], limit: number, cmp: (a: T, b: T) => number): T[] {
+  if (xs.length <= limit * 4) return [...xs].sort(cmp).slice(0, limit);
+  const buf: T[] = [];
+  for (const x of xs) {
+    if (buf.length === limit && cmp(x, buf[limit - 1]!) >= 0) continue;
+    let lo = 0;
+    let hi = buf.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (cmp(buf[mid]!, x) <= 0) lo = mid + 1;
+      else hi = mid;
+    }
+    buf.splice(lo, 0, x);
+    if (buf.length > limit) buf.pop();
+  }
+  return buf;
+}
+
+/**
+ * One page of picked items in app order, after the cursor's position; the next cursor (MAC'd,
+ * bound to `scope`) carries the last item's order and id. Only the page is sorted.
  */
 export function pageInAppOrder(deps: Deps, acc: Account, picked: Item[], query: { limit?: number | undefined; cursor?: string | undefined }, scope: string) {
-  acc.inAppOrder(picked);
   const limit = query.limit ?? LIMITS.page.defaultLimit;
-  let start = 0;
+  for (const i of picked) i.key ??= keyOf(acc.orderOf(i), i.id);
+  let after = picked;
   if (query.cursor) {
     const pos = decodeTupleCursor(deps.keys.cursor, scope, query.cursor, 4);
-    const after = keyOf(pos.k, pos.i);
-    start = picked.findIndex((i) => i.key! > after);
-    if (start < 0) start = picked.length;
+    const from = keyOf(pos.k, pos.i);
+    after = picked.filter((i) => i.key! > from);
   }
-  const page = picked.slice(start, start + limit);
+  const page = smallest(after, limit, (x, y) => (x.key! < y.key! ? -1 : x.key! > y.key! ? 1 : 0));
   const last = page.at(-1);
-  return { page, next_cursor: start + limit < picked.length && last ? encodeTupleCursor(deps.keys.cursor, scope, { k: [...acc.orderOf(last)], i: last.id }) : null };
+  return { page, next_cursor: after.length > limit && last ? encodeTupleCursor(deps.keys.cursor, scope, { k: [...acc.orderOf(last)], i: last.id }) : null };
 }
 
 /** Opens only the picked rows and presents them as the to-do routes do, keyed by id. */
