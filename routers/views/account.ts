@@ -37,8 +37,10 @@ export type Order = [string, string, string, string];
 
 type ContainerInfo = { row: ContainerRow; archived: boolean; path: string; trashedBelow: boolean; archivedBelow: boolean };
 
-/** A placement row (raw, in id order): id, updated_at, trashed_at, parent_id, heading_id, heading_key, sort_key. */
-type Placement = [string, number, number | null, string | null, string | null, string, string];
+/** A placement row (raw, in id order): id, updated_at, trashed_at, parent_id. */
+type Placement = [string, number, number | null, string | null];
+/** The rest of a picked row's placement (its place in app order): id, heading_id, heading_key, sort_key. */
+type Rest = [string, string | null, string, string];
 
 export type Account = {
   /** How many to-dos the account holds; rows are addressed by position 0..n-1. */
@@ -54,8 +56,8 @@ export type Account = {
   isLive: (k: number) => boolean;
   /** The logbook: not trashed and not in (or below) a trashed container; archived ones stay. */
   isLoggable: (k: number) => boolean;
-  /** Row k as an Item (placement plus its attributes as an object). */
-  item: (k: number) => Item;
+  /** Rows as Items (placement plus attributes as an object), for the few rows a view keeps. */
+  items: (ks: readonly number[]) => Item[];
   /** The Items of the rows `pred` keeps. */
   pick: (pred: (k: number) => boolean) => Item[];
   orderOf: (i: Item) => Order;
@@ -70,22 +72,30 @@ export function keyOf(order: readonly string[], id: string): string {
   return `${order.join('\u0000')}\u0000${id}`;
 }
 
-const placementCache = new WeakMap<object, Database.Statement>();
-function placementQuery(deps: Deps): Database.Statement {
+type Queries = { placement: Database.Statement; restAll: Database.Statement; restOf: Database.Statement };
+const queryCache = new WeakMap<object, Queries>();
+function queries(deps: Deps): Queries {
   const db = deps.db.$client;
-  let st = placementCache.get(db);
-  if (!st) {
+  let q = queryCache.get(db);
+  if (!q) {
     // Raw arrays from the covering index todos_user_placement, in id order (the index's order,
     // and the order of each sealed index chunk, which the index reader then matches by position).
-    st = db.prepare('SELECT id, updated_at, trashed_at, parent_id, heading_id, heading_key, sort_key FROM todos WHERE user_id = ? ORDER BY id').raw(true);
-    placementCache.set(db, st);
+    // Every row's id, stamp, trash and container are read; the app-order columns (strings, the
+    // costly part) only for the rows a view picks: by id for a few, in one scan for many.
+    q = {
+      placement: db.prepare('SELECT id, updated_at, trashed_at, parent_id FROM todos WHERE user_id = ? ORDER BY id').raw(true),
+      restAll: db.prepare('SELECT id, heading_id, heading_key, sort_key FROM todos WHERE user_id = ? ORDER BY id').raw(true),
+      restOf: db.prepare('SELECT id, heading_id, heading_key, sort_key FROM todos WHERE user_id = ? AND id IN (SELECT value FROM json_each(?))').raw(true),
+    };
+    queryCache.set(db, q);
   }
-  return st;
+  return q;
 }
 
 export function loadAccount(deps: Deps, p: Principal): Account {
   assertAccountSize(deps, p.userId);
-  const rows = placementQuery(deps).all(p.userId) as Placement[];
+  const q = queries(deps);
+  const rows = q.placement.all(p.userId) as Placement[];
   const n = rows.length;
   const ids = new Array<string>(n);
   const stamps = new Float64Array(n);
@@ -118,9 +128,33 @@ export function loadAccount(deps: Deps, p: Principal): Account {
   };
   for (const r of crows) resolve(r.id);
 
-  const item = (k: number): Item => {
-    const r = rows[k]!;
-    return { id: r[0], parentId: r[3], headingId: r[4], headingKey: r[5], sortKey: r[6], trashedAt: r[2], updatedAt: r[1], a: attrs.attrs(k) };
+  const items = (ks: readonly number[]): Item[] => {
+    const out: Item[] = [];
+    if (!ks.length) return out;
+    // The app-order columns of these rows: one scan when they are many, else by id.
+    let restAt: (k: number) => Rest | undefined;
+    if (ks.length > n / 16) {
+      // Same order as the placement rows: matched by position (by id if a write came between).
+      const all = q.restAll.all(p.userId) as Rest[];
+      let byId: Map<string, Rest> | undefined;
+      restAt = (k) => {
+        const x = all[k];
+        if (x && x[0] === rows[k]![0]) return x;
+        byId ??= new Map(all.map((r) => [r[0], r]));
+        return byId.get(rows[k]![0]);
+      };
+    } else {
+      const byId = new Map<string, Rest>();
+      for (const r of q.restOf.all(p.userId, JSON.stringify(ks.map((k) => rows[k]![0]))) as Rest[]) byId.set(r[0], r);
+      restAt = (k) => byId.get(rows[k]![0]);
+    }
+    for (const k of ks) {
+      const r = rows[k]!;
+      const x = restAt(k);
+      // A row deleted since the placement was read is left out.
+      if (x) out.push({ id: r[0], parentId: r[3], headingId: x[1], headingKey: x[2], sortKey: x[3], trashedAt: r[2], updatedAt: r[1], a: attrs.attrs(k) });
+    }
+    return out;
   };
   const orderOf = (i: Item): Order => [i.parentId ? (info.get(i.parentId)?.path ?? '') : '', i.headingKey, i.headingId ?? '', i.sortKey];
   const presented = new Map<string, ContainerOut>();
@@ -141,11 +175,11 @@ export function loadAccount(deps: Deps, p: Principal): Account {
       const r = rows[k]!;
       return r[2] === null && !(r[3] !== null && (info.get(r[3])?.trashedBelow ?? false));
     },
-    item,
+    items,
     pick: (pred) => {
-      const out: Item[] = [];
-      for (let k = 0; k < n; k++) if (attrs.has(k) && pred(k)) out.push(item(k));
-      return out;
+      const ks: number[] = [];
+      for (let k = 0; k < n; k++) if (attrs.has(k) && pred(k)) ks.push(k);
+      return items(ks);
     },
     orderOf,
     inAppOrder: (list) => {

@@ -168,7 +168,7 @@ export function logbookView(deps: Deps, p: Principal, query: Paged & { today?: s
   }
   // Newest first; ties by id.
   const cmp = (x: number, y: number) => doneAt[y]! - doneAt[x]! || (acc.idAt(x) < acc.idAt(y) ? -1 : acc.idAt(x) > acc.idAt(y) ? 1 : 0);
-  const page = smallest(done, limit, cmp).map((k) => acc.item(k));
+  const page = acc.items(smallest(done, limit, cmp));
   const more = done.length > limit;
   const shown = presentPicked(deps, p, page.map((i) => i.id));
   const days: { date: string; todos: TodoOut[] }[] = [];

@@ -59,17 +59,20 @@ export type StampedRow = { id: string; updatedAt: number };
 // that does not open, is rebuilt from the rows (so a format change rebuilds every chunk).
 export const FORMAT = 2;
 type Rec = [rule: string, basis: 'schedule' | 'completion', done: number, anchor: string | null];
-/** An attribute chunk: ids, stamps, statuses/flags/priorities as one digit each, dates, completion times, recurrences by position. */
-type AttrChunk = { v: 2; i: string[]; u: number[]; s: string; f: string; p: string; w: (string | null)[]; d: (string | null)[]; c: (number | null)[]; r: Record<string, Rec> };
+// Every chunk: `i` the ids joined by '\n' (one string: ids are UUIDs, validated at the API edge),
+// `u` their stamps. Attribute chunks: statuses, flags and priorities as one digit per entry;
+// when-dates, deadlines and recurrences by position (most to-dos have none); completion times.
+type AttrChunk = { v: 2; i: string; u: number[]; s: string; f: string; p: string; w: Record<string, string>; d: Record<string, string>; c: (number | null)[]; r: Record<string, Rec> };
 /** A search-text chunk: ids, stamps, folded titles and folded bodies. */
-type TextChunk = { v: 2; i: string[]; u: number[]; t: string[]; b: string[] };
-type AnyChunk = { v: number; i: string[]; u: number[] };
+type TextChunk = { v: 2; i: string; u: number[]; t: string[]; b: string[] };
+type AnyChunk = { v: number; i: string; u: number[] };
+const idsOf = (c: AnyChunk): string[] => (c.i === '' ? [] : c.i.split('\n'));
 
 /** One layer of chunks: the payload made from a to-do's content, and the chunk's (de)coding. */
 type Layer<C extends AnyChunk, T> = {
   prefix: string;
   make: (c: TodoContent) => T;
-  encode: (ids: string[], stamps: number[], xs: T[]) => C;
+  encode: (ids: string, stamps: number[], xs: T[]) => C;
   payload: (c: C, k: number) => T;
   valid: (c: AnyChunk) => boolean;
 };
@@ -83,8 +86,12 @@ const ATTRS: Layer<AttrChunk, IndexedTodo> = {
   make: (c) => ({ status: c.status, completedAt: c.completedAt, whenDate: c.whenDate, deadline: c.deadline, evening: c.evening, someday: c.someday, priority: c.priority, recurrence: c.recurrence ? { ...c.recurrence } : null }),
   encode: (i, u, xs) => {
     const r: Record<string, Rec> = {};
+    const w: Record<string, string> = {};
+    const d: Record<string, string> = {};
     xs.forEach((a, k) => {
       if (a.recurrence) r[k] = [a.recurrence.rule, a.recurrence.basis, a.recurrence.done, a.recurrence.anchor];
+      if (a.whenDate !== null) w[k] = a.whenDate;
+      if (a.deadline !== null) d[k] = a.deadline;
     });
     return {
       v: 2,
@@ -93,8 +100,8 @@ const ATTRS: Layer<AttrChunk, IndexedTodo> = {
       s: digits(xs.map((a) => STATUSES.indexOf(a.status))),
       f: digits(xs.map((a) => (a.evening ? 1 : 0) | (a.someday ? 2 : 0))),
       p: digits(xs.map((a) => PRIORITIES.indexOf(a.priority))),
-      w: xs.map((a) => a.whenDate),
-      d: xs.map((a) => a.deadline),
+      w,
+      d,
       c: xs.map((a) => a.completedAt),
       r,
     };
@@ -102,8 +109,9 @@ const ATTRS: Layer<AttrChunk, IndexedTodo> = {
   payload: (c, k) => attrsAt(c, k),
   valid: (c) => {
     const a = c as AttrChunk;
-    const n = a.i.length;
-    return typeof a.s === 'string' && a.s.length === n && typeof a.f === 'string' && a.f.length === n && typeof a.p === 'string' && a.p.length === n && Array.isArray(a.w) && a.w.length === n && Array.isArray(a.d) && a.d.length === n && Array.isArray(a.c) && a.c.length === n && typeof a.r === 'object' && a.r !== null;
+    const n = a.u.length;
+    const obj = (x: unknown) => typeof x === 'object' && x !== null && !Array.isArray(x);
+    return typeof a.s === 'string' && a.s.length === n && typeof a.f === 'string' && a.f.length === n && typeof a.p === 'string' && a.p.length === n && obj(a.w) && obj(a.d) && Array.isArray(a.c) && a.c.length === n && obj(a.r);
   },
 };
 
@@ -114,7 +122,7 @@ const TEXT: Layer<TextChunk, TodoText> = {
   payload: (c, k) => ({ title: c.t[k]!, body: c.b[k]! }),
   valid: (c) => {
     const t = c as TextChunk;
-    return Array.isArray(t.t) && t.t.length === t.i.length && Array.isArray(t.b) && t.b.length === t.i.length;
+    return Array.isArray(t.t) && t.t.length === t.u.length && Array.isArray(t.b) && t.b.length === t.u.length;
   },
 };
 
@@ -123,8 +131,8 @@ function attrsAt(c: AttrChunk, k: number): IndexedTodo {
   const r = c.r[k];
   return {
     status: STATUSES[c.s.charCodeAt(k) - 48]!,
-    whenDate: c.w[k]!,
-    deadline: c.d[k]!,
+    whenDate: c.w[k] ?? null,
+    deadline: c.d[k] ?? null,
     evening: (f & 1) !== 0,
     someday: (f & 2) !== 0,
     priority: PRIORITIES[c.p.charCodeAt(k) - 48] ?? null,
@@ -179,11 +187,19 @@ function stmts(db: Database.Database): Stmts {
 function openChunk<C extends AnyChunk, T>(o: IndexOwner, layer: Layer<C, T>, id: string, blob: Buffer): C | null {
   try {
     const c = JSON.parse(open(o.dek, aad(o.userId, id), blob).toString('utf8')) as C;
-    return c && c.v === FORMAT && Array.isArray(c.i) && Array.isArray(c.u) && c.u.length === c.i.length && layer.valid(c) ? c : null;
+    return c && c.v === FORMAT && typeof c.i === 'string' && Array.isArray(c.u) && countIds(c.i) === c.u.length && layer.valid(c) ? c : null;
   } catch {
     // A chunk that does not open under this key (or is not ours) is rebuilt from the rows.
     return null;
   }
+}
+
+/** How many ids a joined id string holds. */
+function countIds(joined: string): number {
+  if (joined === '') return 0;
+  let n = 1;
+  for (let at = joined.indexOf('\n'); at >= 0; at = joined.indexOf('\n', at + 1)) n++;
+  return n;
 }
 
 function writeChunk(db: Database.Database, o: IndexOwner, id: string, c: AnyChunk): void {
@@ -193,14 +209,15 @@ function writeChunk(db: Database.Database, o: IndexOwner, id: string, c: AnyChun
 /** A chunk's entries by id (for writes: decode, change, encode). */
 function entriesOf<C extends AnyChunk, T>(layer: Layer<C, T>, c: C): Map<string, { u: number; x: T }> {
   const out = new Map<string, { u: number; x: T }>();
-  for (let k = 0; k < c.i.length; k++) out.set(c.i[k]!, { u: c.u[k]!, x: layer.payload(c, k) });
+  const ids = idsOf(c);
+  for (let k = 0; k < ids.length; k++) out.set(ids[k]!, { u: c.u[k]!, x: layer.payload(c, k) });
   return out;
 }
 
 function encodeEntries<C extends AnyChunk, T>(layer: Layer<C, T>, entries: Map<string, { u: number; x: T }>): C {
   const ids = [...entries.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   return layer.encode(
-    ids,
+    ids.join('\n'),
     ids.map((id) => entries.get(id)!.u),
     ids.map((id) => entries.get(id)!.x),
   );
@@ -281,9 +298,10 @@ export function restampTodos(db: Database.Database, o: IndexOwner, ids: readonly
   for (const [bucket, list] of byBucket(ids)) {
     eachLayer((layer) => {
       const c = chunkFor(db, o, layer, bucket);
+      const ids = idsOf(c);
       let changed = false;
       for (const id of list) {
-        const k = c.i.indexOf(id);
+        const k = ids.indexOf(id);
         if (k >= 0 && c.u[k] !== updatedAt) {
           c.u[k] = updatedAt;
           changed = true;
@@ -335,13 +353,19 @@ function locate<C extends AnyChunk, T>(db: Database.Database, o: IndexOwner, lay
   const place = (b: number, c: C, strict: boolean): boolean => {
     const from = count[b]!;
     const len = count[b + 1]! - from;
-    if (opts.wholeAccount && strict && c.i.length !== len) return false;
+    const m = c.u.length;
+    if (opts.wholeAccount && strict && m !== len) return false;
     const slotNo = out.chunks.length;
     let j = 0;
-    // Fast path: the rows come in the chunk's (id) order.
-    for (; j < len && j < c.i.length; j++) {
+    // Fast path: the rows come in the chunk's (id) order; their ids are compared in place in the
+    // chunk's joined id string (no string per entry).
+    const joined = c.i;
+    for (let off = 0; j < len && j < m; j++) {
       const k = order[from + j]!;
-      if (c.i[j] !== ids[k]) break;
+      const id = ids[k]!;
+      const end = off + id.length;
+      if (!joined.startsWith(id, off) || (end < joined.length && joined.charCodeAt(end) !== 10)) break;
+      off = end + 1;
       if (c.u[j] !== stamps[k]) {
         if (strict) return false;
         continue;
@@ -351,7 +375,8 @@ function locate<C extends AnyChunk, T>(db: Database.Database, o: IndexOwner, lay
     }
     if (j < len) {
       const pos = new Map<string, number>();
-      for (let e = 0; e < c.i.length; e++) pos.set(c.i[e]!, e);
+      const list = idsOf(c);
+      for (let e = 0; e < list.length; e++) pos.set(list[e]!, e);
       for (; j < len; j++) {
         const k = order[from + j]!;
         const e = pos.get(ids[k]!);
@@ -403,10 +428,10 @@ export class AttrView {
     return this.c(k).s.charCodeAt(this.l.at[k]!) - 48;
   }
   whenDate(k: number): string | null {
-    return this.c(k).w[this.l.at[k]!]!;
+    return this.c(k).w[this.l.at[k]!] ?? null;
   }
   deadline(k: number): string | null {
-    return this.c(k).d[this.l.at[k]!]!;
+    return this.c(k).d[this.l.at[k]!] ?? null;
   }
   /** Bit 1: evening; bit 2: someday. */
   flags(k: number): number {

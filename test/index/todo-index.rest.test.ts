@@ -103,7 +103,7 @@ describe('the sealed to-do index', () => {
     expect(after.equals(before)).toBe(false);
     const plain = JSON.parse(open(await dekOf(u.session), rowAad(u.userId, INDEX_TABLE, String(bucketOf(t4.id))), after).toString());
     const row = app.deps.db.$client.prepare('SELECT updated_at AS u FROM todos WHERE id = ?').get(t4.id) as { u: number };
-    expect(plain.u[plain.i.indexOf(t4.id)]).toBe(row.u);
+    expect(plain.u[plain.i.split('\n').indexOf(t4.id)]).toBe(row.u);
     expect(await u.ids('open')).toEqual(['t4']);
   });
 
@@ -169,14 +169,14 @@ describe('the sealed to-do index', () => {
       expect(plain.v).toBe(FORMAT);
       // The current shape with wrong contents (every to-do open, due today, titled 'v1'): the
       // answers would change if the version were not checked.
-      const n = plain.i.length;
+      const n = plain.u.length;
       const lie = c.id.startsWith('t')
         ? { ...plain, v: FORMAT - 1, t: plain.t.map(() => 'v1') }
-        : { ...plain, v: FORMAT - 1, s: '0'.repeat(n), w: plain.w.map(() => '2026-11-20') };
+        : { ...plain, v: FORMAT - 1, s: '0'.repeat(n), w: Object.fromEntries(plain.u.map((_: number, k: number) => [k, '2026-11-20'])) };
       sqlite.prepare(`UPDATE ${INDEX_TABLE} SET sealed = ? WHERE user_id = ? AND id = ?`).run(old(c.id, lie), u.userId, c.id);
     }
     const broken = all[0]!;
-    const plain0 = { v: FORMAT, i: [], u: [] };
+    const plain0 = { v: FORMAT, i: '', u: [] };
     sqlite.prepare(`UPDATE ${INDEX_TABLE} SET sealed = ? WHERE user_id = ? AND id = ?`).run(old(broken.id, plain0), u.userId, broken.id);
     expect(await snapshot()).toEqual(before);
     for (const c of [...chunks(u.userId), ...chunks(u.userId, 'text')]) {
