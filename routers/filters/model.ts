@@ -16,7 +16,7 @@ import { openJson, rowAad, sealJson } from '../../server/crypto/seal.js';
 import { tagNameIndex } from '../../server/crypto/blind-index.js';
 import { recordEvent } from '../../server/events.js';
 import { todayOf } from '../todos/model.js';
-import { loadAccount, pageInAppOrder, presentPicked, type Item } from '../views/account.js';
+import { loadAccount, pageInAppOrder, presentPicked } from '../views/account.js';
 import { CriteriaError, evaluate, parseCriteria, tagNamesIn, type Criteria } from './criteria.js';
 import type { FilterOut } from './schema.js';
 
@@ -157,7 +157,7 @@ export function filterTodos(deps: Deps, p: Principal, input: { id: string; limit
       return v.priority(k);
     },
   };
-  const picked: Item[] = acc.pick((row) => {
+  const picked = acc.positions((row) => {
     if (v.status(row) !== 0 || !acc.isLive(row)) return false;
     k = row;
     return evaluate(criteria, subject, today);

@@ -58,6 +58,11 @@ export type Account = {
   isLoggable: (k: number) => boolean;
   /** Rows as Items (placement plus attributes as an object), for the few rows a view keeps. */
   items: (ks: readonly number[]) => Item[];
+  /** Row k as an Item, given its app-order columns (read by the caller). */
+  itemWith: (k: number, headingId: string | null, headingKey: string, sortKey: string) => Item;
+  /** The rows a predicate keeps (positions). */
+  positions: (pred: (k: number) => boolean) => number[];
+  userId: string;
   /** The Items of the rows `pred` keeps. */
   pick: (pred: (k: number) => boolean) => Item[];
   orderOf: (i: Item) => Order;
@@ -176,6 +181,16 @@ export function loadAccount(deps: Deps, p: Principal): Account {
       return r[2] === null && !(r[3] !== null && (info.get(r[3])?.trashedBelow ?? false));
     },
     items,
+    itemWith: (k, headingId, headingKey, sortKey) => {
+      const r = rows[k]!;
+      return { id: r[0], parentId: r[3], headingId, headingKey, sortKey, trashedAt: r[2], updatedAt: r[1], a: attrs.attrs(k) };
+    },
+    positions: (pred) => {
+      const ks: number[] = [];
+      for (let k = 0; k < n; k++) if (attrs.has(k) && pred(k)) ks.push(k);
+      return ks;
+    },
+    userId: p.userId,
     pick: (pred) => {
       const ks: number[] = [];
       for (let k = 0; k < n; k++) if (attrs.has(k) && pred(k)) ks.push(k);
@@ -221,21 +236,75 @@ export function smallest<T>(xs: readonly T[], limit: number, cmp: (a: T, b: T) =
 }
 
 /**
- * One page of picked items in app order, after the cursor's position; the next cursor (MAC'd,
- * bound to `scope`) carries the last item's order and id. Only the page is sorted.
+ * One page of picked rows (positions) in app order, after the cursor's position; the next cursor
+ * (MAC'd, bound to `scope`) carries the last item's order and id. The rows' containers are put in
+ * app order (their paths), then each container's rows are walked in list order on the index
+ * todos_user_list_order (heading key, heading, sort key, id: app order inside a container) until
+ * the page is full: a page reads about limit / (share picked) index entries, not the account.
  */
-export function pageInAppOrder(deps: Deps, acc: Account, picked: Item[], query: { limit?: number | undefined; cursor?: string | undefined }, scope: string) {
+export function pageInAppOrder(deps: Deps, acc: Account, picked: readonly number[], query: { limit?: number | undefined; cursor?: string | undefined }, scope: string) {
   const limit = query.limit ?? LIMITS.page.defaultLimit;
-  for (const i of picked) i.key ??= keyOf(acc.orderOf(i), i.id);
-  let after = picked;
-  if (query.cursor) {
-    const pos = decodeTupleCursor(deps.keys.cursor, scope, query.cursor, 4);
-    const from = keyOf(pos.k, pos.i);
-    after = picked.filter((i) => i.key! > from);
+  const pos = query.cursor ? decodeTupleCursor(deps.keys.cursor, scope, query.cursor, 4) : null;
+  // The picked rows by container (parent_key: '' for standalone), and each container's path.
+  const byParent = new Map<string, Map<string, number>>();
+  for (const k of picked) {
+    const parent = acc.parentAt(k) ?? '';
+    if (parent !== '' && !acc.containers.has(parent)) return pageBySorting(deps, acc, acc.items(picked), limit, pos, scope);
+    let m = byParent.get(parent);
+    if (!m) byParent.set(parent, (m = new Map()));
+    m.set(acc.idAt(k), k);
   }
+  const pathOf = (parent: string) => (parent === '' ? '' : acc.containers.get(parent)!.path);
+  const groups = [...byParent.keys()].map((parent) => ({ parent, path: pathOf(parent) })).sort((x, y) => (x.path < y.path ? -1 : x.path > y.path ? 1 : 0));
+  const found: Item[] = [];
+  const q = walkQueries(deps);
+  for (const g of groups) {
+    if (pos && g.path < pos.k[0]!) continue;
+    const mine = byParent.get(g.parent)!;
+    const it = (pos && g.path === pos.k[0] ? q.after.iterate(acc.userId, g.parent, pos.k[1], pos.k[2], pos.k[3], pos.i) : q.all.iterate(acc.userId, g.parent)) as IterableIterator<[string, string, string, string]>;
+    let seen = 0;
+    for (const r of it) {
+      const k = mine.get(r[0]);
+      if (k === undefined) continue;
+      found.push(acc.itemWith(k, r[1] === '' ? null : r[1], r[2], r[3]));
+      // Stop once the page and one more are found, or every picked row of the container was seen.
+      if (found.length > limit || ++seen === mine.size) {
+        it.return?.();
+        break;
+      }
+    }
+    if (found.length > limit) break;
+  }
+  const page = found.slice(0, limit);
+  const last = page.at(-1);
+  return { page, next_cursor: found.length > limit && last ? encodeTupleCursor(deps.keys.cursor, scope, { k: [...acc.orderOf(last)], i: last.id }) : null };
+}
+
+/** The same page by sorting every picked item (only when a to-do's container is unknown). */
+function pageBySorting(deps: Deps, acc: Account, picked: Item[], limit: number, pos: { k: string[]; i: string } | null, scope: string) {
+  for (const i of picked) i.key ??= keyOf(acc.orderOf(i), i.id);
+  const from = pos ? keyOf(pos.k, pos.i) : null;
+  const after = from === null ? picked : picked.filter((i) => i.key! > from);
   const page = smallest(after, limit, (x, y) => (x.key! < y.key! ? -1 : x.key! > y.key! ? 1 : 0));
   const last = page.at(-1);
   return { page, next_cursor: after.length > limit && last ? encodeTupleCursor(deps.keys.cursor, scope, { k: [...acc.orderOf(last)], i: last.id }) : null };
+}
+
+type WalkQueries = { all: Database.Statement; after: Database.Statement };
+const walkCache = new WeakMap<object, WalkQueries>();
+function walkQueries(deps: Deps): WalkQueries {
+  const db = deps.db.$client;
+  let q = walkCache.get(db);
+  if (!q) {
+    const cols = 'SELECT id, heading_ref, heading_key, sort_key FROM todos WHERE user_id = ? AND parent_key = ?';
+    const order = 'ORDER BY heading_key, heading_ref, sort_key, id';
+    q = {
+      all: db.prepare(`${cols} ${order}`).raw(true),
+      after: db.prepare(`${cols} AND (heading_key, heading_ref, sort_key, id) > (?, ?, ?, ?) ${order}`).raw(true),
+    };
+    walkCache.set(db, q);
+  }
+  return q;
 }
 
 /** Opens only the picked rows and presents them as the to-do routes do, keyed by id. */

@@ -112,7 +112,7 @@ export function upcomingView(deps: Deps, p: Principal, query: { today?: string |
 type Paged = { limit?: number | undefined; cursor?: string | undefined };
 
 /** Anytime and someday: the picked items in grouped app order, one page of them, grouped by container. */
-function groupedPage(deps: Deps, p: Principal, acc: Account, picked: Item[], query: Paged, list: string) {
+function groupedPage(deps: Deps, p: Principal, acc: Account, picked: number[], query: Paged, list: string) {
   const { page, next_cursor } = pageInAppOrder(deps, acc, picked, query, `${p.userId}:views.${list}`);
   const shown = presentPicked(deps, p, page.map((i) => i.id));
   const groups: { container: ContainerOut | null; todos: TodoOut[] }[] = [];
@@ -130,12 +130,12 @@ function groupedPage(deps: Deps, p: Principal, acc: Account, picked: Item[], que
 export function anytimeView(deps: Deps, p: Principal, query: Paged & { today?: string | undefined }) {
   const today = query.today ?? todayOf(deps);
   const acc = loadAccount(deps, p);
-  return groupedPage(deps, p, acc, acc.pick((k) => openLive(acc, k) && inAnytime(acc, k, today)), query, 'anytime');
+  return groupedPage(deps, p, acc, acc.positions((k) => openLive(acc, k) && inAnytime(acc, k, today)), query, 'anytime');
 }
 
 export function somedayView(deps: Deps, p: Principal, query: Paged & { today?: string | undefined }) {
   const acc = loadAccount(deps, p);
-  return groupedPage(deps, p, acc, acc.pick((k) => openLive(acc, k) && (acc.attrs.flags(k) & SOMEDAY) !== 0), query, 'someday');
+  return groupedPage(deps, p, acc, acc.positions((k) => openLive(acc, k) && (acc.attrs.flags(k) & SOMEDAY) !== 0), query, 'someday');
 }
 
 const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
