@@ -73,6 +73,8 @@ type Layer<C extends AnyChunk, T> = {
   prefix: string;
   make: (c: TodoContent) => T;
   encode: (ids: string, stamps: number[], xs: T[]) => C;
+  /** Replaces `del` (0 or 1) entries at position k by x, in the layer's own columns (ids and stamps are done by the caller). */
+  splice: (c: C, k: number, del: number, x: T) => void;
   payload: (c: C, k: number) => T;
   valid: (c: AnyChunk) => boolean;
 };
@@ -107,6 +109,16 @@ const ATTRS: Layer<AttrChunk, IndexedTodo> = {
     };
   },
   payload: (c, k) => attrsAt(c, k),
+  splice: (c, k, del, a) => {
+    const put = (str: string, digit: number) => str.slice(0, k) + String.fromCharCode(48 + digit) + str.slice(k + del);
+    c.s = put(c.s, STATUSES.indexOf(a.status));
+    c.f = put(c.f, (a.evening ? 1 : 0) | (a.someday ? 2 : 0));
+    c.p = put(c.p, PRIORITIES.indexOf(a.priority));
+    c.c.splice(k, del, a.completedAt);
+    c.w = shifted(c.w, k, del, a.whenDate ?? undefined);
+    c.d = shifted(c.d, k, del, a.deadline ?? undefined);
+    c.r = shifted(c.r, k, del, a.recurrence ? [a.recurrence.rule, a.recurrence.basis, a.recurrence.done, a.recurrence.anchor] : undefined);
+  },
   valid: (c) => {
     const a = c as AttrChunk;
     const n = a.u.length;
@@ -120,11 +132,27 @@ const TEXT: Layer<TextChunk, TodoText> = {
   make: (c) => ({ title: fold(c.title), body: fold([c.notes ?? '', ...c.checklist.map((i) => i.title)].join('\n')) }),
   encode: (i, u, xs) => ({ v: 2, i, u, t: xs.map((x) => x.title), b: xs.map((x) => x.body) }),
   payload: (c, k) => ({ title: c.t[k]!, body: c.b[k]! }),
+  splice: (c, k, del, x) => {
+    c.t.splice(k, del, x.title);
+    c.b.splice(k, del, x.body);
+  },
   valid: (c) => {
     const t = c as TextChunk;
     return Array.isArray(t.t) && t.t.length === t.u.length && Array.isArray(t.b) && t.b.length === t.u.length;
   },
 };
+
+/** A by-position map after replacing `del` entries at k by one entry (value `v`, or none). */
+function shifted<V>(m: Record<string, V>, k: number, del: number, v: V | undefined): Record<string, V> {
+  const out: Record<string, V> = {};
+  for (const key in m) {
+    const n = Number(key);
+    if (n < k) out[n] = m[key]!;
+    else if (n >= k + del) out[n - del + 1] = m[key]!;
+  }
+  if (v !== undefined) out[k] = v;
+  return out;
+}
 
 function attrsAt(c: AttrChunk, k: number): IndexedTodo {
   const f = c.f.charCodeAt(k) - 48;
@@ -252,9 +280,27 @@ function chunkFor<C extends AnyChunk, T>(db: Database.Database, o: IndexOwner, l
 export function indexTodo(db: Database.Database, o: IndexOwner, row: StampedRow, content: TodoContent): void {
   const bucket = bucketOf(row.id);
   eachLayer((layer) => {
-    const entries = entriesOf(layer, chunkFor(db, o, layer, bucket));
-    entries.set(row.id, { u: row.updatedAt, x: layer.make(content) });
-    writeChunk(db, o, chunkId(layer, bucket), encodeEntries(layer, entries));
+    // In place: the entry's position in the sorted ids, then one splice per column.
+    const c = chunkFor(db, o, layer, bucket);
+    const ids = idsOf(c);
+    let lo = 0;
+    let hi = ids.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (ids[mid]! < row.id) lo = mid + 1;
+      else hi = mid;
+    }
+    let del = ids[lo] === row.id ? 1 : 0;
+    if (!del) {
+      // Never a second entry for an id, even in a chunk whose ids were somehow not in order.
+      const at = ids.indexOf(row.id);
+      if (at >= 0) [lo, del] = [at, 1];
+    }
+    ids.splice(lo, del, row.id);
+    c.i = ids.join('\n');
+    c.u.splice(lo, del, row.updatedAt);
+    layer.splice(c, lo, del, layer.make(content));
+    writeChunk(db, o, chunkId(layer, bucket), c);
   });
 }
 
