@@ -54,6 +54,9 @@ async function measure(size: number) {
   const dir = mkdtempSync(path.join(tmpdir(), 'cairn-index-micro-'));
   const config = loadConfig({ DATA_DIR: dir, CAIRN_SCRYPT_LOG_N: '14', LOG_LEVEL: 'silent' });
   const deps: Deps = { db: openDb(config.dbFile, { durability: 'full' }), config, keys: deriveServerKeys(randomBytes(32)), clock: systemClock, log: createLogger('silent') };
+  // Experiment only (not the server's setting): INDEX_MICRO_CACHE_MB sets SQLite's page cache of
+  // this connection (default 2 MB), to see how much of the 50k cost is pages not cached.
+  if (process.env.INDEX_MICRO_CACHE_MB) deps.db.$client.pragma(`cache_size = -${Number(process.env.INDEX_MICRO_CACHE_MB) * 1024}`);
   const caller = (token?: string) => createCallerFactory(appRouter)(createContextInner({ deps, requestId: 'micro', authorization: token ? `Bearer ${token}` : undefined }));
   const reg = await caller().auth.register({ email: `micro-${size}@bench.invalid`, password: 'micro bench password' });
   const p = await authenticate(deps, `Bearer ${reg.token}`);
