@@ -9,7 +9,7 @@
 // to-do's sealed status, dates, flags, priority, completion time and recurrence; the search-text
 // chunks (ids 't0'..'t63') hold its case-folded title and its case-folded notes and checklist
 // (server/index/fold.ts), so the views never open search text and search never opens attributes.
-// Every entry starts with the row's `updatedAt` (the freshness stamp). Plaintext relations
+// Every entry carries the row's `updatedAt` (the freshness stamp). Plaintext relations
 // (container, heading, tags, trash, sort keys) are not copied: readers take them from the rows.
 //
 // Consistency: every write of a to-do's sealed content goes through routers/todos/model.ts, which
