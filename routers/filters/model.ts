@@ -16,7 +16,7 @@ import { openJson, rowAad, sealJson } from '../../server/crypto/seal.js';
 import { tagNameIndex } from '../../server/crypto/blind-index.js';
 import { recordEvent } from '../../server/events.js';
 import { todayOf } from '../todos/model.js';
-import { loadAccount, pageInAppOrder, presentPicked, type Item } from '../views/account.js';
+import { loadAccount, pageInAppOrder, presentPicked } from '../views/account.js';
 import { CriteriaError, evaluate, parseCriteria, tagNamesIn, type Criteria } from './criteria.js';
 import type { FilterOut } from './schema.js';
 
@@ -139,12 +139,29 @@ export function filterTodos(deps: Deps, p: Principal, input: { id: string; limit
     carriers.set(name, new Set(tag ? carriersQ.all({ userId: p.userId, tagId: tag.id }).map((r) => r.todoId) : []));
   }
 
-  const picked: Item[] = [];
-  for (const i of acc.items) {
-    if (i.a.status !== 'open' || !acc.isLive(i)) continue;
-    const subject = { hasTag: (name: string) => carriers.get(name)!.has(i.id), whenDate: i.a.whenDate, deadline: i.a.deadline, someday: i.a.someday, priority: i.a.priority };
-    if (evaluate(criteria, subject, today)) picked.push(i);
-  }
+  // One subject read lazily from the index columns at row k (no object per to-do).
+  let k = 0;
+  const v = acc.attrs;
+  const subject = {
+    hasTag: (name: string) => carriers.get(name)!.has(acc.idAt(k)),
+    get whenDate() {
+      return v.whenDate(k);
+    },
+    get deadline() {
+      return v.deadline(k);
+    },
+    get someday() {
+      return (v.flags(k) & 2) !== 0;
+    },
+    get priority() {
+      return v.priority(k);
+    },
+  };
+  const picked = acc.positions((row) => {
+    if (v.status(row) !== 0 || !acc.isLive(row)) return false;
+    k = row;
+    return evaluate(criteria, subject, today);
+  });
   const { page, next_cursor } = pageInAppOrder(deps, acc, picked, input, `${p.userId}:filters.${filter.id}.todos`);
   const shown = presentPicked(deps, p, page.map((i) => i.id));
   return { data: page.map((i) => shown.get(i.id)!), next_cursor };

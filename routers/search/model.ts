@@ -16,7 +16,8 @@ import { openJson, rowAad } from '../../server/crypto/seal.js';
 import { AppError, invalid } from '../../server/errors.js';
 import type { Scope } from '../../server/scopes.js';
 import { assertAccountSize } from '../../server/account-size.js';
-import { indexedTexts } from '../../server/index/todo-index.js';
+import type Database from 'better-sqlite3';
+import { textView } from '../../server/index/todo-index.js';
 import { fold, foldWithMap, terms as termsOf } from '../../server/index/fold.js';
 import { deadContainerIds } from '../containers/live.js';
 import { openContainer } from '../containers/model.js';
@@ -24,6 +25,16 @@ import { openNote } from '../notes/model.js';
 import { openInbox } from '../inbox/model.js';
 import { openTodo, type TodoRow } from '../todos/model.js';
 import { SEARCH_TYPES, type SearchType } from './schema.js';
+
+const stampsCache = new WeakMap<Database.Database, Database.Statement>();
+function todoStampsQuery(db: Database.Database): Database.Statement {
+  let st = stampsCache.get(db);
+  if (!st) {
+    st = db.prepare('SELECT id, updated_at, parent_id, trashed_at FROM todos WHERE user_id = ? ORDER BY id').raw(true);
+    stampsCache.set(db, st);
+  }
+  return st;
+}
 
 type Hit = { type: SearchType; id: string; rank: 0 | 1 };
 type Out = { type: SearchType; id: string; title: string; snippet: string };
@@ -53,8 +64,8 @@ function searchableTypes(p: Principal, types: string | undefined): Set<SearchTyp
 /** 0 when every term is in the title, 1 when every term is in title + body, null otherwise. */
 function rankOf(terms: string[], title: string, body: string): 0 | 1 | null {
   if (terms.every((t) => title.includes(t))) return 0;
-  const all = `${title}\n${body}`;
-  return terms.every((t) => all.includes(t)) ? 1 : null;
+  // A term holds no whitespace, so it is in `title\nbody` exactly when it is in one of them.
+  return terms.every((t) => title.includes(t) || body.includes(t)) ? 1 : null;
 }
 
 /** Up to SNIPPET characters of `body` around the first term found in it, else its start. */
@@ -86,20 +97,16 @@ export function search(deps: Deps, p: Principal, input: { q: string; types?: str
   const hits: Hit[] = [];
 
   if (wanted.has('todo')) {
-    const rows = prepared(deps.db, 'search.todoStamps', (db) =>
-      db
-        .select({ id: todos.id, updatedAt: todos.updatedAt, parentId: todos.parentId, trashedAt: todos.trashedAt })
-        .from(todos)
-        .where(eq(todos.userId, sql.placeholder('userId')))
-        .prepare(),
-    ).all({ userId: p.userId });
-    const kept = withTrashed ? rows : rows.filter((r) => r.trashedAt === null && liveParent(r.parentId));
-    const texts = indexedTexts(sqlite, p, kept, { wholeAccount: kept.length === rows.length });
-    for (const r of kept) {
-      const t = texts.get(r.id);
-      if (!t) continue;
-      const rank = rankOf(terms, t.title, t.body);
-      if (rank !== null) hits.push({ type: 'todo', id: r.id, rank });
+    // Raw rows in id order (the covering index todos_user_placement; the index chunks' order).
+    const rows = todoStampsQuery(sqlite).all(p.userId) as [string, number, string | null, number | null][];
+    const kept = withTrashed ? rows : rows.filter((r) => r[3] === null && liveParent(r[2]));
+    const ids = kept.map((r) => r[0]);
+    const stamps = Float64Array.from(kept, (r) => r[1]);
+    const texts = textView(sqlite, p, ids, stamps, { wholeAccount: kept.length === rows.length });
+    for (let k = 0; k < kept.length; k++) {
+      if (!texts.has(k)) continue;
+      const rank = rankOf(terms, texts.title(k), texts.body(k));
+      if (rank !== null) hits.push({ type: 'todo', id: ids[k]!, rank });
     }
   }
   const direct = new Map<string, { title: string; body: string }>();

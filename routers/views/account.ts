@@ -11,14 +11,14 @@ import { decodeTupleCursor, encodeTupleCursor } from '../../db/tuple-page.js';
 import { LIMITS } from '../../server/config.js';
 import type { Deps } from '../../server/deps.js';
 import type { Principal } from '../../server/auth/credentials.js';
-import { indexedAttrs, type IndexedTodo } from '../../server/index/todo-index.js';
+import { attrView, type AttrView, type IndexedTodo } from '../../server/index/todo-index.js';
 import { assertAccountSize } from '../../server/account-size.js';
 import { openContainer, toContainer, type ContainerRow } from '../containers/model.js';
 import type { ContainerOut } from '../containers/schema.js';
 import { openTodo, presentTodos, type TodoRow } from '../todos/model.js';
 import type { TodoOut } from '../todos/schema.js';
 
-/** A to-do as the views see it: plaintext placement plus indexed attributes. */
+/** A to-do as the views see it: plaintext placement plus indexed attributes (built only for picked rows). */
 export type Item = {
   id: string;
   parentId: string | null;
@@ -37,17 +37,38 @@ export type Order = [string, string, string, string];
 
 type ContainerInfo = { row: ContainerRow; archived: boolean; path: string; trashedBelow: boolean; archivedBelow: boolean };
 
+/** A placement row (raw, in id order): id, updated_at, trashed_at, parent_id. */
+type Placement = [string, number, number | null, string | null];
+/** The rest of a picked row's placement (its place in app order): id, heading_id, heading_key, sort_key. */
+type Rest = [string, string | null, string, string];
+
 export type Account = {
-  /** Every to-do, in no particular order (sort a selection with `inAppOrder`). */
-  items: Item[];
+  /** How many to-dos the account holds; rows are addressed by position 0..n-1. */
+  n: number;
+  /** The indexed attributes of row k, column-wise (no object per to-do). */
+  attrs: AttrView;
+  /** Row k's id and container. */
+  idAt: (k: number) => string;
+  parentAt: (k: number) => string | null;
+  /** Whether row k has indexed attributes (false only for a to-do created during the request). */
+  has: (k: number) => boolean;
+  /** Live views: not trashed, not in a trashed or archived container (or below one). */
+  isLive: (k: number) => boolean;
+  /** The logbook: not trashed and not in (or below) a trashed container; archived ones stay. */
+  isLoggable: (k: number) => boolean;
+  /** Rows as Items (placement plus attributes as an object), for the few rows a view keeps. */
+  items: (ks: readonly number[]) => Item[];
+  /** Row k as an Item, given its app-order columns (read by the caller). */
+  itemWith: (k: number, headingId: string | null, headingKey: string, sortKey: string) => Item;
+  /** The rows a predicate keeps (positions). */
+  positions: (pred: (k: number) => boolean) => number[];
+  userId: string;
+  /** The Items of the rows `pred` keeps. */
+  pick: (pred: (k: number) => boolean) => Item[];
   orderOf: (i: Item) => Order;
   /** Sorts a selection in app order (in place), setting each item's `key`, and returns it. */
   inAppOrder: (items: Item[]) => Item[];
   containers: Map<string, ContainerInfo>;
-  /** Live views: not trashed, not in a trashed or archived container (or below one). */
-  isLive: (i: Item) => boolean;
-  /** The logbook: not trashed and not in (or below) a trashed container; archived ones stay. */
-  isLoggable: (i: Item) => boolean;
   container: (id: string) => ContainerOut;
 };
 
@@ -56,26 +77,38 @@ export function keyOf(order: readonly string[], id: string): string {
   return `${order.join('\u0000')}\u0000${id}`;
 }
 
-type Placement = Omit<Item, 'a' | 'key'>;
-
-const placementCache = new WeakMap<object, Database.Statement>();
-function placementQuery(deps: Deps): Database.Statement {
+type Queries = { placement: Database.Statement; restAll: Database.Statement; restOf: Database.Statement };
+const queryCache = new WeakMap<object, Queries>();
+function queries(deps: Deps): Queries {
   const db = deps.db.$client;
-  let st = placementCache.get(db);
-  if (!st) {
-    // Arrays (raw): building fixed-shape objects in JS is cheaper than the driver's named rows.
-    st = db.prepare('SELECT id, parent_id, heading_id, heading_key, sort_key, trashed_at, updated_at FROM todos WHERE user_id = ?').raw(true);
-    placementCache.set(db, st);
+  let q = queryCache.get(db);
+  if (!q) {
+    // Raw arrays from the covering index todos_user_placement, in id order (the index's order,
+    // and the order of each sealed index chunk, which the index reader then matches by position).
+    // Every row's id, stamp, trash and container are read; the app-order columns (strings, the
+    // costly part) only for the rows a view picks: by id for a few, in one scan for many.
+    q = {
+      placement: db.prepare('SELECT id, updated_at, trashed_at, parent_id FROM todos WHERE user_id = ? ORDER BY id').raw(true),
+      restAll: db.prepare('SELECT id, heading_id, heading_key, sort_key FROM todos WHERE user_id = ? ORDER BY id').raw(true),
+      restOf: db.prepare('SELECT id, heading_id, heading_key, sort_key FROM todos WHERE user_id = ? AND id IN (SELECT value FROM json_each(?))').raw(true),
+    };
+    queryCache.set(db, q);
   }
-  return st;
+  return q;
 }
 
 export function loadAccount(deps: Deps, p: Principal): Account {
   assertAccountSize(deps, p.userId);
-  // Plain better-sqlite3 rows (no ORM mapping): this reads every to-do of the account.
-  const raw = placementQuery(deps).all(p.userId) as [string, string | null, string | null, string, string, number | null, number][];
-  const rows: Placement[] = raw.map((r) => ({ id: r[0], parentId: r[1], headingId: r[2], headingKey: r[3], sortKey: r[4], trashedAt: r[5], updatedAt: r[6] }));
-  const attrs = indexedAttrs(deps.db.$client, p, rows, { wholeAccount: true });
+  const q = queries(deps);
+  const rows = q.placement.all(p.userId) as Placement[];
+  const n = rows.length;
+  const ids = new Array<string>(n);
+  const stamps = new Float64Array(n);
+  for (let k = 0; k < n; k++) {
+    ids[k] = rows[k]![0];
+    stamps[k] = rows[k]![1];
+  }
+  const attrs = attrView(deps.db.$client, p, ids, stamps, { wholeAccount: true });
 
   const crows = deps.db.select().from(containers).where(eq(containers.userId, p.userId)).all();
   const byId = new Map(crows.map((r) => [r.id, r]));
@@ -100,28 +133,75 @@ export function loadAccount(deps: Deps, p: Principal): Account {
   };
   for (const r of crows) resolve(r.id);
 
-  const items: Item[] = [];
-  for (const r of rows) {
-    const a = attrs.get(r.id);
-    if (!a) continue;
-    (r as Item).a = a;
-    items.push(r as Item);
-  }
+  const items = (ks: readonly number[]): Item[] => {
+    const out: Item[] = [];
+    if (!ks.length) return out;
+    // The app-order columns of these rows: one scan when they are many, else by id.
+    let restAt: (k: number) => Rest | undefined;
+    if (ks.length > n / 16) {
+      // Same order as the placement rows: matched by position (by id if a write came between).
+      const all = q.restAll.all(p.userId) as Rest[];
+      let byId: Map<string, Rest> | undefined;
+      restAt = (k) => {
+        const x = all[k];
+        if (x && x[0] === rows[k]![0]) return x;
+        byId ??= new Map(all.map((r) => [r[0], r]));
+        return byId.get(rows[k]![0]);
+      };
+    } else {
+      const byId = new Map<string, Rest>();
+      for (const r of q.restOf.all(p.userId, JSON.stringify(ks.map((k) => rows[k]![0]))) as Rest[]) byId.set(r[0], r);
+      restAt = (k) => byId.get(rows[k]![0]);
+    }
+    for (const k of ks) {
+      const r = rows[k]!;
+      const x = restAt(k);
+      // A row deleted since the placement was read is left out.
+      if (x) out.push({ id: r[0], parentId: r[3], headingId: x[1], headingKey: x[2], sortKey: x[3], trashedAt: r[2], updatedAt: r[1], a: attrs.attrs(k) });
+    }
+    return out;
+  };
   const orderOf = (i: Item): Order => [i.parentId ? (info.get(i.parentId)?.path ?? '') : '', i.headingKey, i.headingId ?? '', i.sortKey];
-
-  const inDead = (i: Item) => (i.parentId ? (info.get(i.parentId)?.trashedBelow ?? false) : false);
-  const inArchived = (i: Item) => (i.parentId ? (info.get(i.parentId)?.archivedBelow ?? false) : false);
   const presented = new Map<string, ContainerOut>();
   return {
+    n,
+    attrs,
+    idAt: (k) => rows[k]![0],
+    parentAt: (k) => rows[k]![3],
+    has: (k) => attrs.has(k),
+    isLive: (k) => {
+      const r = rows[k]!;
+      if (r[2] !== null) return false;
+      if (r[3] === null) return true;
+      const c = info.get(r[3]);
+      return !(c?.trashedBelow ?? false) && !(c?.archivedBelow ?? false);
+    },
+    isLoggable: (k) => {
+      const r = rows[k]!;
+      return r[2] === null && !(r[3] !== null && (info.get(r[3])?.trashedBelow ?? false));
+    },
     items,
+    itemWith: (k, headingId, headingKey, sortKey) => {
+      const r = rows[k]!;
+      return { id: r[0], parentId: r[3], headingId, headingKey, sortKey, trashedAt: r[2], updatedAt: r[1], a: attrs.attrs(k) };
+    },
+    positions: (pred) => {
+      const ks: number[] = [];
+      for (let k = 0; k < n; k++) if (attrs.has(k) && pred(k)) ks.push(k);
+      return ks;
+    },
+    userId: p.userId,
+    pick: (pred) => {
+      const ks: number[] = [];
+      for (let k = 0; k < n; k++) if (attrs.has(k) && pred(k)) ks.push(k);
+      return items(ks);
+    },
     orderOf,
     inAppOrder: (list) => {
       for (const i of list) i.key ??= keyOf(orderOf(i), i.id);
       return list.sort((x, y) => (x.key! < y.key! ? -1 : x.key! > y.key! ? 1 : 0));
     },
     containers: info,
-    isLive: (i) => i.trashedAt === null && !inDead(i) && !inArchived(i),
-    isLoggable: (i) => i.trashedAt === null && !inDead(i),
     container: (id) => {
       let c = presented.get(id);
       if (!c) {
@@ -134,22 +214,100 @@ export function loadAccount(deps: Deps, p: Principal): Account {
 }
 
 /**
- * One page of picked items in app order (sorted with `Account.inAppOrder`), after the cursor's
- * position; the next cursor (MAC'd, bound to `scope`) carries the last item's order and id.
+ * The `limit` smallest of `xs` under `cmp`, in order, without sorting all of them (a bounded
+ * insertion buffer: a view's page of 50 out of thousands of picked to-dos).
  */
-export function pageInAppOrder(deps: Deps, acc: Account, picked: Item[], query: { limit?: number | undefined; cursor?: string | undefined }, scope: string) {
-  acc.inAppOrder(picked);
-  const limit = query.limit ?? LIMITS.page.defaultLimit;
-  let start = 0;
-  if (query.cursor) {
-    const pos = decodeTupleCursor(deps.keys.cursor, scope, query.cursor, 4);
-    const after = keyOf(pos.k, pos.i);
-    start = picked.findIndex((i) => i.key! > after);
-    if (start < 0) start = picked.length;
+export function smallest<T>(xs: readonly T[], limit: number, cmp: (a: T, b: T) => number): T[] {
+  if (xs.length <= limit * 4) return [...xs].sort(cmp).slice(0, limit);
+  const buf: T[] = [];
+  for (const x of xs) {
+    if (buf.length === limit && cmp(x, buf[limit - 1]!) >= 0) continue;
+    let lo = 0;
+    let hi = buf.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (cmp(buf[mid]!, x) <= 0) lo = mid + 1;
+      else hi = mid;
+    }
+    buf.splice(lo, 0, x);
+    if (buf.length > limit) buf.pop();
   }
-  const page = picked.slice(start, start + limit);
+  return buf;
+}
+
+/**
+ * One page of picked rows (positions) in app order, after the cursor's position; the next cursor
+ * (MAC'd, bound to `scope`) carries the last item's order and id. The rows' containers are put in
+ * app order (their paths), then each container's rows are walked in list order on the index
+ * todos_user_list_order (heading key, heading, sort key, id: app order inside a container) until
+ * the page is full: a page reads about limit / (share picked) index entries, not the account.
+ */
+export function pageInAppOrder(deps: Deps, acc: Account, picked: readonly number[], query: { limit?: number | undefined; cursor?: string | undefined }, scope: string) {
+  const limit = query.limit ?? LIMITS.page.defaultLimit;
+  const pos = query.cursor ? decodeTupleCursor(deps.keys.cursor, scope, query.cursor, 4) : null;
+  // Few picked rows (a selective filter): the walk would read ~(limit + 1) × n / picked index
+  // entries to find a page, more than reading and sorting the picked rows themselves.
+  if (picked.length * picked.length * 3 <= (limit + 1) * acc.n) return pageBySorting(deps, acc, acc.items(picked), limit, pos, scope);
+  // The picked rows by container (parent_key: '' for standalone), and each container's path.
+  const byParent = new Map<string, Map<string, number>>();
+  for (const k of picked) {
+    const parent = acc.parentAt(k) ?? '';
+    if (parent !== '' && !acc.containers.has(parent)) return pageBySorting(deps, acc, acc.items(picked), limit, pos, scope);
+    let m = byParent.get(parent);
+    if (!m) byParent.set(parent, (m = new Map()));
+    m.set(acc.idAt(k), k);
+  }
+  const pathOf = (parent: string) => (parent === '' ? '' : acc.containers.get(parent)!.path);
+  const groups = [...byParent.keys()].map((parent) => ({ parent, path: pathOf(parent) })).sort((x, y) => (x.path < y.path ? -1 : x.path > y.path ? 1 : 0));
+  const found: Item[] = [];
+  const q = walkQueries(deps);
+  for (const g of groups) {
+    if (pos && g.path < pos.k[0]!) continue;
+    const mine = byParent.get(g.parent)!;
+    const it = (pos && g.path === pos.k[0] ? q.after.iterate(acc.userId, g.parent, pos.k[1], pos.k[2], pos.k[3], pos.i) : q.all.iterate(acc.userId, g.parent)) as IterableIterator<[string, string, string, string]>;
+    let seen = 0;
+    for (const r of it) {
+      const k = mine.get(r[0]);
+      if (k === undefined) continue;
+      found.push(acc.itemWith(k, r[1] === '' ? null : r[1], r[2], r[3]));
+      // Stop once the page and one more are found, or every picked row of the container was seen.
+      if (found.length > limit || ++seen === mine.size) {
+        it.return?.();
+        break;
+      }
+    }
+    if (found.length > limit) break;
+  }
+  const page = found.slice(0, limit);
   const last = page.at(-1);
-  return { page, next_cursor: start + limit < picked.length && last ? encodeTupleCursor(deps.keys.cursor, scope, { k: [...acc.orderOf(last)], i: last.id }) : null };
+  return { page, next_cursor: found.length > limit && last ? encodeTupleCursor(deps.keys.cursor, scope, { k: [...acc.orderOf(last)], i: last.id }) : null };
+}
+
+/** The same page by sorting the picked items (few of them, or a to-do's container is unknown). */
+function pageBySorting(deps: Deps, acc: Account, picked: Item[], limit: number, pos: { k: string[]; i: string } | null, scope: string) {
+  for (const i of picked) i.key ??= keyOf(acc.orderOf(i), i.id);
+  const from = pos ? keyOf(pos.k, pos.i) : null;
+  const after = from === null ? picked : picked.filter((i) => i.key! > from);
+  const page = smallest(after, limit, (x, y) => (x.key! < y.key! ? -1 : x.key! > y.key! ? 1 : 0));
+  const last = page.at(-1);
+  return { page, next_cursor: after.length > limit && last ? encodeTupleCursor(deps.keys.cursor, scope, { k: [...acc.orderOf(last)], i: last.id }) : null };
+}
+
+type WalkQueries = { all: Database.Statement; after: Database.Statement };
+const walkCache = new WeakMap<object, WalkQueries>();
+function walkQueries(deps: Deps): WalkQueries {
+  const db = deps.db.$client;
+  let q = walkCache.get(db);
+  if (!q) {
+    const cols = 'SELECT id, heading_ref, heading_key, sort_key FROM todos WHERE user_id = ? AND parent_key = ?';
+    const order = 'ORDER BY heading_key, heading_ref, sort_key, id';
+    q = {
+      all: db.prepare(`${cols} ${order}`).raw(true),
+      after: db.prepare(`${cols} AND (heading_key, heading_ref, sort_key, id) > (?, ?, ?, ?) ${order}`).raw(true),
+    };
+    walkCache.set(db, q);
+  }
+  return q;
 }
 
 /** Opens only the picked rows and presents them as the to-do routes do, keyed by id. */

@@ -9,7 +9,7 @@ import { decodeTupleCursor, encodeTupleCursor } from '../../db/tuple-page.js';
 import { todayOf } from '../todos/model.js';
 import type { TodoOut } from '../todos/schema.js';
 import type { ContainerOut } from '../containers/schema.js';
-import { loadAccount, pageInAppOrder, presentPicked, type Account, type Item } from './account.js';
+import { loadAccount, pageInAppOrder, presentPicked, smallest, type Account, type Item } from './account.js';
 
 /** How far upcoming projects a recurring to-do's further occurrences (DECISIONS §6). */
 export const PROJECTION_DAYS = 14;
@@ -20,22 +20,36 @@ function addDays(day: string, n: number): string {
   return d.toISOString().slice(0, 10);
 }
 
-const isOpen = (i: Item) => i.a.status === 'open';
-/** Today's rule: open, live, and its when-date or deadline has come. */
-const inToday = (i: Item, today: string) => (i.a.whenDate !== null && i.a.whenDate <= today) || (i.a.deadline !== null && i.a.deadline <= today);
-/** Anytime: open, not someday, no when-date or one that has come. */
-const inAnytime = (i: Item, today: string) => !i.a.someday && (i.a.whenDate === null || i.a.whenDate <= today);
-/** Upcoming: the day a to-do shows on, when it has a future when-date (else a future deadline). */
-function upcomingDay(i: Item, today: string): string | null {
-  if (i.a.someday && i.a.whenDate === null) return null;
-  if (i.a.whenDate !== null) return i.a.whenDate > today ? i.a.whenDate : null;
-  return i.a.deadline !== null && i.a.deadline > today ? i.a.deadline : null;
+// The rules read the index column-wise by row position (no object per to-do): see Account.
+const SOMEDAY = 2;
+/** Open and live (every view but the logbook). */
+const openLive = (acc: Account, k: number) => acc.attrs.status(k) === 0 && acc.isLive(k);
+/** Today's rule: its when-date or deadline has come. */
+function inToday(acc: Account, k: number, today: string): boolean {
+  const w = acc.attrs.whenDate(k);
+  if (w !== null && w <= today) return true;
+  const d = acc.attrs.deadline(k);
+  return d !== null && d <= today;
 }
+/** Anytime: not someday, no when-date or one that has come. */
+function inAnytime(acc: Account, k: number, today: string): boolean {
+  if ((acc.attrs.flags(k) & SOMEDAY) !== 0) return false;
+  const w = acc.attrs.whenDate(k);
+  return w === null || w <= today;
+}
+/** Upcoming: the day a to-do shows on, when it has a future when-date (else a future deadline). */
+function upcomingDayOf(whenDate: string | null, deadline: string | null, someday: boolean, today: string): string | null {
+  if (someday && whenDate === null) return null;
+  if (whenDate !== null) return whenDate > today ? whenDate : null;
+  return deadline !== null && deadline > today ? deadline : null;
+}
+const upcomingAt = (acc: Account, k: number, today: string) => upcomingDayOf(acc.attrs.whenDate(k), acc.attrs.deadline(k), (acc.attrs.flags(k) & SOMEDAY) !== 0, today);
+const upcomingDay = (i: Item, today: string) => upcomingDayOf(i.a.whenDate, i.a.deadline, i.a.someday, today);
 
 export function todayView(deps: Deps, p: Principal, query: { today?: string | undefined }) {
   const today = query.today ?? todayOf(deps);
   const acc = loadAccount(deps, p);
-  const picked = acc.inAppOrder(acc.items.filter((i) => isOpen(i) && acc.isLive(i) && inToday(i, today)));
+  const picked = acc.inAppOrder(acc.pick((k) => openLive(acc, k) && inToday(acc, k, today)));
   const shown = presentPicked(deps, p, picked.map((i) => i.id));
   const out = (i: Item) => ({ ...shown.get(i.id)!, overdue: i.a.deadline !== null && i.a.deadline < today });
   return {
@@ -79,7 +93,7 @@ export function upcomingView(deps: Deps, p: Principal, query: { today?: string |
     if (list) list.push({ item, projected });
     else byDay.set(day, [{ item, projected }]);
   };
-  for (const i of acc.inAppOrder(acc.items.filter((x) => isOpen(x) && acc.isLive(x) && (x.a.recurrence !== null || upcomingDay(x, today) !== null)))) {
+  for (const i of acc.inAppOrder(acc.pick((k) => openLive(acc, k) && (acc.attrs.recurring(k) || upcomingAt(acc, k, today) !== null)))) {
     const day = upcomingDay(i, today);
     if (day) add(day, i, false);
     for (const d of projections(i, today)) if (d !== day) add(d, i, true);
@@ -98,7 +112,7 @@ export function upcomingView(deps: Deps, p: Principal, query: { today?: string |
 type Paged = { limit?: number | undefined; cursor?: string | undefined };
 
 /** Anytime and someday: the picked items in grouped app order, one page of them, grouped by container. */
-function groupedPage(deps: Deps, p: Principal, acc: Account, picked: Item[], query: Paged, list: string) {
+function groupedPage(deps: Deps, p: Principal, acc: Account, picked: number[], query: Paged, list: string) {
   const { page, next_cursor } = pageInAppOrder(deps, acc, picked, query, `${p.userId}:views.${list}`);
   const shown = presentPicked(deps, p, page.map((i) => i.id));
   const groups: { container: ContainerOut | null; todos: TodoOut[] }[] = [];
@@ -116,12 +130,12 @@ function groupedPage(deps: Deps, p: Principal, acc: Account, picked: Item[], que
 export function anytimeView(deps: Deps, p: Principal, query: Paged & { today?: string | undefined }) {
   const today = query.today ?? todayOf(deps);
   const acc = loadAccount(deps, p);
-  return groupedPage(deps, p, acc, acc.items.filter((i) => isOpen(i) && acc.isLive(i) && inAnytime(i, today)), query, 'anytime');
+  return groupedPage(deps, p, acc, acc.positions((k) => openLive(acc, k) && inAnytime(acc, k, today)), query, 'anytime');
 }
 
 export function somedayView(deps: Deps, p: Principal, query: Paged & { today?: string | undefined }) {
   const acc = loadAccount(deps, p);
-  return groupedPage(deps, p, acc, acc.items.filter((i) => isOpen(i) && acc.isLive(i) && i.a.someday), query, 'someday');
+  return groupedPage(deps, p, acc, acc.positions((k) => openLive(acc, k) && (acc.attrs.flags(k) & SOMEDAY) !== 0), query, 'someday');
 }
 
 const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
@@ -131,22 +145,31 @@ export function logbookView(deps: Deps, p: Principal, query: Paged & { today?: s
   const limit = query.limit ?? LIMITS.page.defaultLimit;
   const scope = `${p.userId}:views.logbook`;
   const acc = loadAccount(deps, p);
-  const done = acc.items.filter((i) => {
-    if (i.a.status === 'open' || i.a.completedAt === null || !acc.isLoggable(i)) return false;
-    const day = dayOf(i.a.completedAt);
-    return (!query.from || day >= query.from) && (!query.to || day <= query.to);
-  });
-  // Newest first; ties by id.
-  done.sort((x, y) => y.a.completedAt! - x.a.completedAt! || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
-  let start = 0;
+  // Row positions of the logged to-dos (no object per to-do), then only the page is sorted.
+  const fromMs = query.from ? Date.parse(`${query.from}T00:00:00Z`) : -Infinity;
+  const toMs = query.to ? Date.parse(`${query.to}T00:00:00Z`) + 86_400_000 : Infinity;
+  let at = Infinity;
+  let afterId = '';
   if (query.cursor) {
     const pos = decodeTupleCursor(deps.keys.cursor, scope, query.cursor, 1);
-    const at = Number(pos.k[0]);
-    start = done.findIndex((i) => i.a.completedAt! < at || (i.a.completedAt === at && i.id > pos.i));
-    if (start < 0) start = done.length;
+    at = Number(pos.k[0]);
+    afterId = pos.i;
   }
-  const page = done.slice(start, start + limit);
-  const more = start + limit < done.length;
+  const done: number[] = [];
+  const doneAt = new Float64Array(acc.n);
+  for (let k = 0; k < acc.n; k++) {
+    if (!acc.has(k) || acc.attrs.status(k) === 0) continue;
+    const c = acc.attrs.completedAt(k);
+    if (c === null || c < fromMs || c >= toMs || !acc.isLoggable(k)) continue;
+    // After the cursor: older, or as old with a greater id.
+    if (c > at || (c === at && acc.idAt(k) <= afterId)) continue;
+    doneAt[k] = c;
+    done.push(k);
+  }
+  // Newest first; ties by id.
+  const cmp = (x: number, y: number) => doneAt[y]! - doneAt[x]! || (acc.idAt(x) < acc.idAt(y) ? -1 : acc.idAt(x) > acc.idAt(y) ? 1 : 0);
+  const page = acc.items(smallest(done, limit, cmp));
+  const more = done.length > limit;
   const shown = presentPicked(deps, p, page.map((i) => i.id));
   const days: { date: string; todos: TodoOut[] }[] = [];
   for (const i of page) {
@@ -164,17 +187,19 @@ export function overviewView(deps: Deps, p: Principal, query: { today?: string |
   const acc = loadAccount(deps, p);
   const counts = { today: 0, upcoming: 0, anytime: 0, someday: 0, logbook: 0 };
   const perContainer = new Map<string, number>();
-  for (const i of acc.items) {
-    if (i.a.status !== 'open') {
-      if (acc.isLoggable(i) && i.a.completedAt !== null) counts.logbook++;
+  for (let k = 0; k < acc.n; k++) {
+    if (!acc.has(k)) continue;
+    if (acc.attrs.status(k) !== 0) {
+      if (acc.attrs.completedAt(k) !== null && acc.isLoggable(k)) counts.logbook++;
       continue;
     }
-    if (!acc.isLive(i)) continue;
-    if (inToday(i, today)) counts.today++;
-    if (upcomingDay(i, today)) counts.upcoming++;
-    if (inAnytime(i, today)) counts.anytime++;
-    if (i.a.someday) counts.someday++;
-    if (i.parentId) perContainer.set(i.parentId, (perContainer.get(i.parentId) ?? 0) + 1);
+    if (!acc.isLive(k)) continue;
+    if (inToday(acc, k, today)) counts.today++;
+    if (upcomingAt(acc, k, today)) counts.upcoming++;
+    if (inAnytime(acc, k, today)) counts.anytime++;
+    if ((acc.attrs.flags(k) & SOMEDAY) !== 0) counts.someday++;
+    const parent = acc.parentAt(k);
+    if (parent) perContainer.set(parent, (perContainer.get(parent) ?? 0) + 1);
   }
   const live = [...acc.containers.values()].filter((c) => !c.trashedBelow && !c.archivedBelow).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   return {

@@ -4,7 +4,7 @@
 // a filter page and a search page. Accounts are seeded with the bench fixtures through the to-do
 // model, as scripts/bench/seed-cairn.ts does. Prints a Markdown table (medians of repeated runs).
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../../server/config.js';
@@ -33,21 +33,30 @@ function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)]!;
 }
-function time(fn: () => unknown, runs: number): number {
+/** Median wall-clock and median CPU time (this process, user + system) of `runs` calls, in ms. */
+type Timing = { wall: number; cpu: number };
+function time(fn: () => unknown, runs: number): Timing {
   fn(); // warm
-  const out: number[] = [];
+  const wall: number[] = [];
+  const cpu: number[] = [];
   for (let i = 0; i < runs; i++) {
+    const c = process.cpuUsage();
     const t = process.hrtime.bigint();
     fn();
-    out.push(Number(process.hrtime.bigint() - t) / 1e6);
+    wall.push(Number(process.hrtime.bigint() - t) / 1e6);
+    const d = process.cpuUsage(c);
+    cpu.push((d.user + d.system) / 1e3);
   }
-  return median(out);
+  return { wall: median(wall), cpu: median(cpu) };
 }
 
 async function measure(size: number) {
   const dir = mkdtempSync(path.join(tmpdir(), 'cairn-index-micro-'));
   const config = loadConfig({ DATA_DIR: dir, CAIRN_SCRYPT_LOG_N: '14', LOG_LEVEL: 'silent' });
   const deps: Deps = { db: openDb(config.dbFile, { durability: 'full' }), config, keys: deriveServerKeys(randomBytes(32)), clock: systemClock, log: createLogger('silent') };
+  // Experiment only (not the server's setting): INDEX_MICRO_CACHE_MB sets SQLite's page cache of
+  // this connection (default 2 MB), to see how much of the 50k cost is pages not cached.
+  if (process.env.INDEX_MICRO_CACHE_MB) deps.db.$client.pragma(`cache_size = -${Number(process.env.INDEX_MICRO_CACHE_MB) * 1024}`);
   const caller = (token?: string) => createCallerFactory(appRouter)(createContextInner({ deps, requestId: 'micro', authorization: token ? `Bearer ${token}` : undefined }));
   const reg = await caller().auth.register({ email: `micro-${size}@bench.invalid`, password: 'micro bench password' });
   const p = await authenticate(deps, `Bearer ${reg.token}`);
@@ -96,10 +105,14 @@ async function measure(size: number) {
   return out;
 }
 
-const f = (x: number) => x.toFixed(2);
+// Each cell: median wall-clock / median CPU time of this process. On a shared machine the wall
+// clock includes waiting for a core; the CPU time is the work itself.
+const f = (x: Timing) => `${x.wall.toFixed(2)} / ${x.cpu.toFixed(2)} ms`;
+console.log('Each cell: median wall-clock / median CPU time (ms).');
+console.log(`load average at start: ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
 console.log('| to-dos | index upkeep per write | PATCH model incl. index | today | upcoming | overview | anytime p1 | logbook p1 | filter p1 | search p1 | attr chunk | text chunk |');
 console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
 for (const size of sizes) {
   const r = await measure(size);
-  console.log(`| ${r.size} | ${f(r.indexWrite)} ms | ${f(r.fullWrite)} ms | ${f(r.today)} ms | ${f(r.upcoming)} ms | ${f(r.overview)} ms | ${f(r.anytime)} ms | ${f(r.logbook)} ms | ${f(r.filter)} ms | ${f(r.search)} ms | ${Math.round(r.chunkBytes / 1024)} KiB | ${Math.round(r.textChunkBytes / 1024)} KiB |`);
+  console.log(`| ${r.size} | ${f(r.indexWrite)} | ${f(r.fullWrite)} | ${f(r.today)} | ${f(r.upcoming)} | ${f(r.overview)} | ${f(r.anytime)} | ${f(r.logbook)} | ${f(r.filter)} | ${f(r.search)} | ${Math.round(r.chunkBytes / 1024)} KiB | ${Math.round(r.textChunkBytes / 1024)} KiB |`);
 }

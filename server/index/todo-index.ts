@@ -9,7 +9,7 @@
 // to-do's sealed status, dates, flags, priority, completion time and recurrence; the search-text
 // chunks (ids 't0'..'t63') hold its case-folded title and its case-folded notes and checklist
 // (server/index/fold.ts), so the views never open search text and search never opens attributes.
-// Every entry starts with the row's `updatedAt` (the freshness stamp). Plaintext relations
+// Every entry carries the row's `updatedAt` (the freshness stamp). Plaintext relations
 // (container, heading, tags, trash, sort keys) are not copied: readers take them from the rows.
 //
 // Consistency: every write of a to-do's sealed content goes through routers/todos/model.ts, which
@@ -53,38 +53,128 @@ export type IndexOwner = { userId: string; dek: Buffer };
 /** The plaintext of a to-do row that the index is checked against. */
 export type StampedRow = { id: string; updatedAt: number };
 
-// An entry on disk (inside the sealed chunk): compact positional form.
-type Entry = [
-  updatedAt: number,
-  status: 0 | 1 | 2,
-  whenDate: string | null,
-  deadline: string | null,
-  flags: number,
-  priority: 0 | 1 | 2 | 3,
-  completedAt: number | null,
-  recurrence: [string, 'schedule' | 'completion', number, string | null] | 0,
-];
-type TextEntry = [updatedAt: number, title: string, body: string];
-type Chunk<E> = { v: 1; e: Record<string, E> };
+// Chunk format (FORMAT): columnar JSON, one array or string per attribute, entries sorted by id,
+// so a reader walks a chunk column-wise without building an object per entry, and matches a
+// chunk's entries to the rows (read in id order) by position. A chunk of another version, or one
+// that does not open, is rebuilt from the rows (so a format change rebuilds every chunk).
+export const FORMAT = 2;
+type Rec = [rule: string, basis: 'schedule' | 'completion', done: number, anchor: string | null];
+// Every chunk: `i` the ids joined by '\n' (one string: ids are UUIDs, validated at the API edge),
+// `u` their stamps. Attribute chunks: statuses, flags and priorities as one digit per entry;
+// when-dates, deadlines and recurrences by position (most to-dos have none); completion times.
+type AttrChunk = { v: 2; i: string; u: number[]; s: string; f: string; p: string; w: Record<string, string>; d: Record<string, string>; c: (number | null)[]; r: Record<string, Rec> };
+/** A search-text chunk: ids, stamps, folded titles and folded bodies. */
+type TextChunk = { v: 2; i: string; u: number[]; t: string[]; b: string[] };
+type AnyChunk = { v: number; i: string; u: number[] };
+const idsOf = (c: AnyChunk): string[] => (c.i === '' ? [] : c.i.split('\n'));
 
-/** One layer of chunks: how an entry is made from the content, and read back. */
-type Layer<E extends [number, ...unknown[]], T> = { prefix: string; make: (updatedAt: number, c: TodoContent) => E; read: (e: E) => T };
-
-const ATTRS: Layer<Entry, IndexedTodo> = { prefix: '', make: (u, c) => toEntry(u, c), read: (e) => fromEntry(e) };
-const TEXT: Layer<TextEntry, TodoText> = {
-  prefix: 't',
-  make: (u, c) => [u, fold(c.title), fold([c.notes ?? '', ...c.checklist.map((i) => i.title)].join('\n'))],
-  read: (e) => ({ title: e[1], body: e[2] }),
+/** One layer of chunks: the payload made from a to-do's content, and the chunk's (de)coding. */
+type Layer<C extends AnyChunk, T> = {
+  prefix: string;
+  make: (c: TodoContent) => T;
+  encode: (ids: string, stamps: number[], xs: T[]) => C;
+  /** Replaces `del` (0 or 1) entries at position k by x, in the layer's own columns (ids and stamps are done by the caller). */
+  splice: (c: C, k: number, del: number, x: T) => void;
+  payload: (c: C, k: number) => T;
+  valid: (c: AnyChunk) => boolean;
 };
-type AnyEntry = [number, ...unknown[]];
-/** Runs `fn` on each layer (a generic callback keeps each layer's entry type). */
-function eachLayer(fn: <E extends AnyEntry, T>(layer: Layer<E, T>) => void): void {
-  fn(ATTRS);
-  fn(TEXT);
-}
 
 const STATUSES: Status[] = ['open', 'completed', 'canceled'];
 const PRIORITIES: (Priority | null)[] = [null, 'low', 'medium', 'high'];
+const digits = (xs: number[]) => String.fromCharCode(...xs.map((x) => 48 + x));
+
+const ATTRS: Layer<AttrChunk, IndexedTodo> = {
+  prefix: '',
+  make: (c) => ({ status: c.status, completedAt: c.completedAt, whenDate: c.whenDate, deadline: c.deadline, evening: c.evening, someday: c.someday, priority: c.priority, recurrence: c.recurrence ? { ...c.recurrence } : null }),
+  encode: (i, u, xs) => {
+    const r: Record<string, Rec> = {};
+    const w: Record<string, string> = {};
+    const d: Record<string, string> = {};
+    xs.forEach((a, k) => {
+      if (a.recurrence) r[k] = [a.recurrence.rule, a.recurrence.basis, a.recurrence.done, a.recurrence.anchor];
+      if (a.whenDate !== null) w[k] = a.whenDate;
+      if (a.deadline !== null) d[k] = a.deadline;
+    });
+    return {
+      v: 2,
+      i,
+      u,
+      s: digits(xs.map((a) => STATUSES.indexOf(a.status))),
+      f: digits(xs.map((a) => (a.evening ? 1 : 0) | (a.someday ? 2 : 0))),
+      p: digits(xs.map((a) => PRIORITIES.indexOf(a.priority))),
+      w,
+      d,
+      c: xs.map((a) => a.completedAt),
+      r,
+    };
+  },
+  payload: (c, k) => attrsAt(c, k),
+  splice: (c, k, del, a) => {
+    const put = (str: string, digit: number) => str.slice(0, k) + String.fromCharCode(48 + digit) + str.slice(k + del);
+    c.s = put(c.s, STATUSES.indexOf(a.status));
+    c.f = put(c.f, (a.evening ? 1 : 0) | (a.someday ? 2 : 0));
+    c.p = put(c.p, PRIORITIES.indexOf(a.priority));
+    c.c.splice(k, del, a.completedAt);
+    c.w = shifted(c.w, k, del, a.whenDate ?? undefined);
+    c.d = shifted(c.d, k, del, a.deadline ?? undefined);
+    c.r = shifted(c.r, k, del, a.recurrence ? [a.recurrence.rule, a.recurrence.basis, a.recurrence.done, a.recurrence.anchor] : undefined);
+  },
+  valid: (c) => {
+    const a = c as AttrChunk;
+    const n = a.u.length;
+    const obj = (x: unknown) => typeof x === 'object' && x !== null && !Array.isArray(x);
+    return typeof a.s === 'string' && a.s.length === n && typeof a.f === 'string' && a.f.length === n && typeof a.p === 'string' && a.p.length === n && obj(a.w) && obj(a.d) && Array.isArray(a.c) && a.c.length === n && obj(a.r);
+  },
+};
+
+const TEXT: Layer<TextChunk, TodoText> = {
+  prefix: 't',
+  make: (c) => ({ title: fold(c.title), body: fold([c.notes ?? '', ...c.checklist.map((i) => i.title)].join('\n')) }),
+  encode: (i, u, xs) => ({ v: 2, i, u, t: xs.map((x) => x.title), b: xs.map((x) => x.body) }),
+  payload: (c, k) => ({ title: c.t[k]!, body: c.b[k]! }),
+  splice: (c, k, del, x) => {
+    c.t.splice(k, del, x.title);
+    c.b.splice(k, del, x.body);
+  },
+  valid: (c) => {
+    const t = c as TextChunk;
+    return Array.isArray(t.t) && t.t.length === t.u.length && Array.isArray(t.b) && t.b.length === t.u.length;
+  },
+};
+
+/** A by-position map after replacing `del` entries at k by one entry (value `v`, or none). */
+function shifted<V>(m: Record<string, V>, k: number, del: number, v: V | undefined): Record<string, V> {
+  const out: Record<string, V> = {};
+  for (const key in m) {
+    const n = Number(key);
+    if (n < k) out[n] = m[key]!;
+    else if (n >= k + del) out[n - del + 1] = m[key]!;
+  }
+  if (v !== undefined) out[k] = v;
+  return out;
+}
+
+function attrsAt(c: AttrChunk, k: number): IndexedTodo {
+  const f = c.f.charCodeAt(k) - 48;
+  const r = c.r[k];
+  return {
+    status: STATUSES[c.s.charCodeAt(k) - 48]!,
+    whenDate: c.w[k] ?? null,
+    deadline: c.d[k] ?? null,
+    evening: (f & 1) !== 0,
+    someday: (f & 2) !== 0,
+    priority: PRIORITIES[c.p.charCodeAt(k) - 48] ?? null,
+    completedAt: c.c[k]!,
+    recurrence: r ? { rule: r[0], basis: r[1], done: r[2], anchor: r[3] } : null,
+  };
+}
+
+type AnyLayer = Layer<AnyChunk, unknown>;
+/** Runs `fn` on each layer. */
+function eachLayer(fn: (layer: AnyLayer) => void): void {
+  fn(ATTRS as unknown as AnyLayer);
+  fn(TEXT as unknown as AnyLayer);
+}
 
 /** The chunk of a to-do id: FNV-1a over its UTF-16 code units, mod BUCKETS. */
 export function bucketOf(id: string): number {
@@ -94,34 +184,6 @@ export function bucketOf(id: string): number {
     h = Math.imul(h, 0x01000193);
   }
   return (h >>> 0) % BUCKETS;
-}
-
-function toEntry(updatedAt: number, a: IndexedTodo): Entry {
-  const r = a.recurrence;
-  return [
-    updatedAt,
-    STATUSES.indexOf(a.status) as 0 | 1 | 2,
-    a.whenDate,
-    a.deadline,
-    (a.evening ? 1 : 0) | (a.someday ? 2 : 0),
-    PRIORITIES.indexOf(a.priority) as 0 | 1 | 2 | 3,
-    a.completedAt,
-    r ? [r.rule, r.basis, r.done, r.anchor] : 0,
-  ];
-}
-
-function fromEntry(e: Entry): IndexedTodo {
-  const r = e[7];
-  return {
-    status: STATUSES[e[1]]!,
-    whenDate: e[2],
-    deadline: e[3],
-    evening: (e[4] & 1) !== 0,
-    someday: (e[4] & 2) !== 0,
-    priority: PRIORITIES[e[5]] ?? null,
-    completedAt: e[6],
-    recurrence: r ? { rule: r[0], basis: r[1], done: r[2], anchor: r[3] } : null,
-  };
 }
 
 const chunkId = (layer: { prefix: string }, bucket: number) => `${layer.prefix}${bucket}`;
@@ -140,9 +202,9 @@ function stmts(db: Database.Database): Stmts {
   if (!s) {
     s = {
       get: db.prepare(`SELECT sealed FROM ${INDEX_TABLE} WHERE user_id = ? AND id = ?`),
-      some: db.prepare(`SELECT id, sealed FROM ${INDEX_TABLE} WHERE user_id = ? AND id IN (SELECT value FROM json_each(?))`),
+      some: db.prepare(`SELECT id, sealed FROM ${INDEX_TABLE} WHERE user_id = ? AND id IN (SELECT value FROM json_each(?))`).raw(true),
       put: db.prepare(`INSERT INTO ${INDEX_TABLE} (user_id, id, sealed) VALUES (?, ?, ?) ON CONFLICT (user_id, id) DO UPDATE SET sealed = excluded.sealed`),
-      stamps: db.prepare('SELECT id, updated_at AS updatedAt FROM todos WHERE user_id = ?'),
+      stamps: db.prepare('SELECT id FROM todos WHERE user_id = ?').pluck(true),
       sealedOf: db.prepare('SELECT id, updated_at AS updatedAt, sealed FROM todos WHERE user_id = ? AND id IN (SELECT value FROM json_each(?))'),
     };
     stmtCache.set(db, s);
@@ -150,39 +212,65 @@ function stmts(db: Database.Database): Stmts {
   return s;
 }
 
-function openChunk<E>(o: IndexOwner, id: string, blob: Buffer): Chunk<E> | null {
+function openChunk<C extends AnyChunk, T>(o: IndexOwner, layer: Layer<C, T>, id: string, blob: Buffer): C | null {
   try {
-    const c = JSON.parse(open(o.dek, aad(o.userId, id), blob).toString('utf8')) as Chunk<E>;
-    return c && c.v === 1 && typeof c.e === 'object' ? c : null;
+    const c = JSON.parse(open(o.dek, aad(o.userId, id), blob).toString('utf8')) as C;
+    return c && c.v === FORMAT && typeof c.i === 'string' && Array.isArray(c.u) && countIds(c.i) === c.u.length && layer.valid(c) ? c : null;
   } catch {
     // A chunk that does not open under this key (or is not ours) is rebuilt from the rows.
     return null;
   }
 }
 
-function writeChunk<E>(db: Database.Database, o: IndexOwner, id: string, c: Chunk<E>): void {
+/** How many ids a joined id string holds. */
+function countIds(joined: string): number {
+  if (joined === '') return 0;
+  let n = 1;
+  for (let at = joined.indexOf('\n'); at >= 0; at = joined.indexOf('\n', at + 1)) n++;
+  return n;
+}
+
+function writeChunk(db: Database.Database, o: IndexOwner, id: string, c: AnyChunk): void {
   stmts(db).put.run(o.userId, id, seal(o.dek, aad(o.userId, id), Buffer.from(JSON.stringify(c), 'utf8')));
 }
 
+/** A chunk's entries by id (for writes: decode, change, encode). */
+function entriesOf<C extends AnyChunk, T>(layer: Layer<C, T>, c: C): Map<string, { u: number; x: T }> {
+  const out = new Map<string, { u: number; x: T }>();
+  const ids = idsOf(c);
+  for (let k = 0; k < ids.length; k++) out.set(ids[k]!, { u: c.u[k]!, x: layer.payload(c, k) });
+  return out;
+}
+
+function encodeEntries<C extends AnyChunk, T>(layer: Layer<C, T>, entries: Map<string, { u: number; x: T }>): C {
+  const ids = [...entries.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return layer.encode(
+    ids.join('\n'),
+    ids.map((id) => entries.get(id)!.u),
+    ids.map((id) => entries.get(id)!.x),
+  );
+}
+
 /** Rebuilds one chunk of a layer from the to-do rows of its bucket (opens each of them once). */
-function rebuildChunk<E extends [number, ...unknown[]], T>(db: Database.Database, o: IndexOwner, layer: Layer<E, T>, bucket: number, ids?: string[]): Chunk<E> {
+function rebuildChunk<C extends AnyChunk, T>(db: Database.Database, o: IndexOwner, layer: Layer<C, T>, bucket: number, ids?: readonly string[]): C {
   const s = stmts(db);
-  const mine = ids ?? (s.stamps.all(o.userId) as StampedRow[]).filter((r) => bucketOf(r.id) === bucket).map((r) => r.id);
+  const mine = ids ?? (s.stamps.all(o.userId) as string[]).filter((id) => bucketOf(id) === bucket);
   const rows = s.sealedOf.all(o.userId, JSON.stringify(mine)) as { id: string; updatedAt: number; sealed: Buffer }[];
-  const c: Chunk<E> = { v: 1, e: {} };
+  const entries = new Map<string, { u: number; x: T }>();
   for (const r of rows) {
     const content = JSON.parse(open(o.dek, rowAad(o.userId, 'todos', r.id), r.sealed).toString('utf8')) as TodoContent;
-    c.e[r.id] = layer.make(r.updatedAt, content);
+    entries.set(r.id, { u: r.updatedAt, x: layer.make(content) });
   }
+  const c = encodeEntries(layer, entries);
   writeChunk(db, o, chunkId(layer, bucket), c);
   return c;
 }
 
 /** Reads (or, when missing or unreadable, rebuilds) the chunk of a layer a to-do belongs to. */
-function chunkFor<E extends [number, ...unknown[]], T>(db: Database.Database, o: IndexOwner, layer: Layer<E, T>, bucket: number): Chunk<E> {
+function chunkFor<C extends AnyChunk, T>(db: Database.Database, o: IndexOwner, layer: Layer<C, T>, bucket: number): C {
   const id = chunkId(layer, bucket);
   const row = stmts(db).get.get(o.userId, id) as { sealed: Buffer } | undefined;
-  return (row && openChunk<E>(o, id, row.sealed)) ?? rebuildChunk(db, o, layer, bucket);
+  return (row && openChunk(o, layer, id, row.sealed)) ?? rebuildChunk(db, o, layer, bucket);
 }
 
 /**
@@ -192,25 +280,53 @@ function chunkFor<E extends [number, ...unknown[]], T>(db: Database.Database, o:
 export function indexTodo(db: Database.Database, o: IndexOwner, row: StampedRow, content: TodoContent): void {
   const bucket = bucketOf(row.id);
   eachLayer((layer) => {
+    // In place: the entry's position in the sorted ids, then one splice per column.
     const c = chunkFor(db, o, layer, bucket);
-    c.e[row.id] = layer.make(row.updatedAt, content);
+    const ids = idsOf(c);
+    let lo = 0;
+    let hi = ids.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (ids[mid]! < row.id) lo = mid + 1;
+      else hi = mid;
+    }
+    let del = ids[lo] === row.id ? 1 : 0;
+    if (!del) {
+      // Never a second entry for an id, even in a chunk whose ids were somehow not in order.
+      const at = ids.indexOf(row.id);
+      if (at >= 0) [lo, del] = [at, 1];
+    }
+    ids.splice(lo, del, row.id);
+    c.i = ids.join('\n');
+    c.u.splice(lo, del, row.updatedAt);
+    layer.splice(c, lo, del, layer.make(content));
     writeChunk(db, o, chunkId(layer, bucket), c);
   });
 }
 
+function byBucket(ids: readonly string[]): Map<number, string[]> {
+  const out = new Map<number, string[]>();
+  for (const id of ids) {
+    const b = bucketOf(id);
+    const list = out.get(b);
+    if (list) list.push(id);
+    else out.set(b, [id]);
+  }
+  return out;
+}
+
 /** Write hook: the to-dos are gone (DELETE, a container delete's cascade). One re-seal per chunk. */
 export function unindexTodos(db: Database.Database, o: IndexOwner, todoIds: readonly string[]): void {
-  const byBucket = new Map<number, string[]>();
-  for (const id of todoIds) byBucket.set(bucketOf(id), [...(byBucket.get(bucketOf(id)) ?? []), id]);
-  for (const [bucket, list] of byBucket) {
+  for (const [bucket, list] of byBucket(todoIds)) {
     eachLayer((layer) => {
       const id = chunkId(layer, bucket);
       const row = stmts(db).get.get(o.userId, id) as { sealed: Buffer } | undefined;
-      const c = row && openChunk<unknown>(o, id, row.sealed);
-      if (!c) return; // a missing chunk is rebuilt without them on the next read
-      const before = Object.keys(c.e).length;
-      for (const todoId of list) delete c.e[todoId];
-      if (Object.keys(c.e).length !== before) writeChunk(db, o, id, c);
+      const c = row && openChunk(o, layer, id, row.sealed);
+      if (!c) return; // a missing or unreadable chunk is rebuilt without them on the next read
+      const entries = entriesOf(layer, c);
+      let changed = false;
+      for (const todoId of list) changed = entries.delete(todoId) || changed;
+      if (changed) writeChunk(db, o, id, encodeEntries(layer, entries));
     });
   }
 }
@@ -225,16 +341,15 @@ export function unindexTodo(db: Database.Database, o: IndexOwner, todoId: string
  * delete and convert, tag delete): the entries take the new stamp, so no reader rebuilds.
  */
 export function restampTodos(db: Database.Database, o: IndexOwner, ids: readonly string[], updatedAt: number): void {
-  const byBucket = new Map<number, string[]>();
-  for (const id of ids) byBucket.set(bucketOf(id), [...(byBucket.get(bucketOf(id)) ?? []), id]);
-  for (const [bucket, list] of byBucket) {
+  for (const [bucket, list] of byBucket(ids)) {
     eachLayer((layer) => {
       const c = chunkFor(db, o, layer, bucket);
+      const ids = idsOf(c);
       let changed = false;
       for (const id of list) {
-        const e = c.e[id];
-        if (e && e[0] !== updatedAt) {
-          e[0] = updatedAt;
+        const k = ids.indexOf(id);
+        if (k >= 0 && c.u[k] !== updatedAt) {
+          c.u[k] = updatedAt;
           changed = true;
         }
       }
@@ -244,75 +359,197 @@ export function restampTodos(db: Database.Database, o: IndexOwner, ids: readonly
 }
 
 /**
- * One layer's entries for the given rows (their plaintext id and updatedAt, read by the caller in
- * this request). Opens only the chunks these rows fall in; a chunk that is missing, does not
- * open, or holds a stale entry for one of the rows is rebuilt from the rows first. With
- * `wholeAccount` (the rows are every to-do of the account), a chunk holding entries of rows that
- * no longer exist is rebuilt too, so deleted to-dos do not linger in it.
+ * Where each of the caller's rows sits in the opened chunks: chunk `slot[k]`, entry `at[k]`
+ * (-1: no entry, e.g. a to-do created after the rows were read).
  */
-function readLayer<E extends [number, ...unknown[]], T>(db: Database.Database, o: IndexOwner, layer: Layer<E, T>, rows: readonly StampedRow[], opts: { wholeAccount?: boolean }): Map<string, T> {
-  const out = new Map<string, T>();
-  if (!rows.length) return out;
-  const byBucket = new Map<number, StampedRow[]>();
-  for (const r of rows) {
-    const b = bucketOf(r.id);
-    const list = byBucket.get(b);
-    if (list) list.push(r);
-    else byBucket.set(b, [r]);
+type Located<C> = { chunks: C[]; slot: Uint16Array; at: Int32Array };
+
+/**
+ * One layer's entries for the given rows (their plaintext ids and updatedAt, read by the caller
+ * in this request, best in id order: a chunk is then matched by position). Opens only the chunks
+ * these rows fall in; a chunk that is missing, does not open, is of another format or holds a
+ * stale entry for one of the rows is rebuilt from the rows first. With `wholeAccount` (the rows
+ * are every to-do of the account), a chunk holding entries of rows that no longer exist is
+ * rebuilt too, so deleted to-dos do not linger in it.
+ */
+function locate<C extends AnyChunk, T>(db: Database.Database, o: IndexOwner, layer: Layer<C, T>, ids: readonly string[], stamps: ArrayLike<number>, opts: { wholeAccount?: boolean | undefined }): Located<C> {
+  const n = ids.length;
+  const out: Located<C> = { chunks: [], slot: new Uint16Array(n), at: new Int32Array(n).fill(-1) };
+  if (!n) return out;
+  // Group the rows by bucket, keeping their order (a counting sort).
+  const bucket = new Uint16Array(n);
+  const count = new Int32Array(BUCKETS + 1);
+  for (let k = 0; k < n; k++) {
+    const b = bucketOf(ids[k]!);
+    bucket[k] = b;
+    count[b + 1]!++;
   }
-  // A whole-account read checks every bucket: a chunk whose to-dos are all gone must be emptied.
-  if (opts.wholeAccount) for (let b = 0; b < BUCKETS; b++) if (!byBucket.has(b)) byBucket.set(b, []);
+  for (let b = 0; b < BUCKETS; b++) count[b + 1]! += count[b]!;
+  const start = count.slice();
+  const order = new Int32Array(n);
+  for (let k = 0; k < n; k++) order[start[bucket[k]!]!++] = k;
+  const buckets: number[] = [];
+  for (let b = 0; b < BUCKETS; b++) if (opts.wholeAccount || count[b + 1]! > count[b]!) buckets.push(b);
+
   const s = stmts(db);
   const stored = new Map<string, Buffer>();
-  const wanted = [...byBucket.keys()].map((b) => chunkId(layer, b));
-  for (const r of s.some.all(o.userId, JSON.stringify(wanted)) as { id: string; sealed: Buffer }[]) stored.set(r.id, r.sealed);
+  for (const r of s.some.all(o.userId, JSON.stringify(buckets.map((b) => chunkId(layer, b)))) as [string, Buffer][]) stored.set(r[0], r[1]);
+
+  /** Places the bucket's rows in chunk `c`; false when the chunk does not match them. */
+  const place = (b: number, c: C, strict: boolean): boolean => {
+    const from = count[b]!;
+    const len = count[b + 1]! - from;
+    const m = c.u.length;
+    if (opts.wholeAccount && strict && m !== len) return false;
+    const slotNo = out.chunks.length;
+    let j = 0;
+    // Fast path: the rows come in the chunk's (id) order; their ids are compared in place in the
+    // chunk's joined id string (no string per entry).
+    const joined = c.i;
+    for (let off = 0; j < len && j < m; j++) {
+      const k = order[from + j]!;
+      const id = ids[k]!;
+      const end = off + id.length;
+      if (!joined.startsWith(id, off) || (end < joined.length && joined.charCodeAt(end) !== 10)) break;
+      off = end + 1;
+      if (c.u[j] !== stamps[k]) {
+        if (strict) return false;
+        continue;
+      }
+      out.slot[k] = slotNo;
+      out.at[k] = j;
+    }
+    if (j < len) {
+      const pos = new Map<string, number>();
+      const list = idsOf(c);
+      for (let e = 0; e < list.length; e++) pos.set(list[e]!, e);
+      for (; j < len; j++) {
+        const k = order[from + j]!;
+        const e = pos.get(ids[k]!);
+        if (e === undefined || c.u[e] !== stamps[k]) {
+          if (strict) return false;
+          continue;
+        }
+        out.slot[k] = slotNo;
+        out.at[k] = e;
+      }
+    }
+    out.chunks.push(c);
+    return true;
+  };
+
   const stale: number[] = [];
-  for (const [b, list] of byBucket) {
+  for (const b of buckets) {
     const id = chunkId(layer, b);
     const blob = stored.get(id);
     // An empty bucket with no chunk is fine (nothing to index there).
-    if (!blob && list.length === 0) continue;
-    const c = blob ? openChunk<E>(o, id, blob) : null;
-    let fresh = c !== null;
-    const read: T[] = [];
-    for (let n = 0; fresh && n < list.length; n++) {
-      const e = c!.e[list[n]!.id];
-      if (e === undefined || e[0] !== list[n]!.updatedAt) fresh = false;
-      else read.push(layer.read(e));
-    }
-    // A whole-account read also wants no entries beyond the rows (deleted to-dos).
-    if (fresh && opts.wholeAccount) {
-      let count = 0;
-      for (const key in c!.e) if (Object.prototype.hasOwnProperty.call(c!.e, key)) count++;
-      fresh = count === list.length;
-    }
-    if (!fresh) {
-      stale.push(b);
-      continue;
-    }
-    for (let n = 0; n < list.length; n++) out.set(list[n]!.id, read[n]!);
+    if (!blob && count[b + 1] === count[b]) continue;
+    const c = blob ? openChunk(o, layer, id, blob) : null;
+    if (!c || !place(b, c, true)) stale.push(b);
   }
   if (stale.length) {
     // Rebuilding writes: one short transaction (nested as a savepoint inside a caller's).
     db.transaction(() => {
       for (const b of stale) {
-        const c = rebuildChunk(db, o, layer, b, opts.wholeAccount ? byBucket.get(b)!.map((r) => r.id) : undefined);
-        for (const r of byBucket.get(b)!) {
-          const e = c.e[r.id];
-          if (e) out.set(r.id, layer.read(e));
-        }
+        const mine = opts.wholeAccount ? Array.from(order.subarray(count[b]!, count[b + 1]!), (k) => ids[k]!) : undefined;
+        place(b, rebuildChunk(db, o, layer, b, mine), false);
       }
     })();
   }
   return out;
 }
 
-/** The indexed attributes of the given rows (views, filters, open counts, the status filter). */
-export function indexedAttrs(db: Database.Database, o: IndexOwner, rows: readonly StampedRow[], opts: { wholeAccount?: boolean } = {}): Map<string, IndexedTodo> {
-  return readLayer(db, o, ATTRS, rows, opts);
+/** The indexed attributes of an account's rows, read column-wise (no object per to-do). */
+export class AttrView {
+  constructor(private readonly l: Located<AttrChunk>) {}
+  /** Whether row k has an entry (false only for a to-do the index does not know yet). */
+  has(k: number): boolean {
+    return this.l.at[k]! >= 0;
+  }
+  private c(k: number): AttrChunk {
+    return this.l.chunks[this.l.slot[k]!]!;
+  }
+  /** 0 open, 1 completed, 2 canceled. */
+  status(k: number): number {
+    return this.c(k).s.charCodeAt(this.l.at[k]!) - 48;
+  }
+  whenDate(k: number): string | null {
+    return this.c(k).w[this.l.at[k]!] ?? null;
+  }
+  deadline(k: number): string | null {
+    return this.c(k).d[this.l.at[k]!] ?? null;
+  }
+  /** Bit 1: evening; bit 2: someday. */
+  flags(k: number): number {
+    return this.c(k).f.charCodeAt(this.l.at[k]!) - 48;
+  }
+  priority(k: number): Priority | null {
+    return PRIORITIES[this.c(k).p.charCodeAt(this.l.at[k]!) - 48] ?? null;
+  }
+  completedAt(k: number): number | null {
+    return this.c(k).c[this.l.at[k]!]!;
+  }
+  recurring(k: number): boolean {
+    return this.c(k).r[this.l.at[k]!] !== undefined;
+  }
+  /** Row k's attributes as one object (for the few rows a view picks). */
+  attrs(k: number): IndexedTodo {
+    return attrsAt(this.c(k), this.l.at[k]!);
+  }
 }
 
-/** The case-folded search text of the given rows (search). */
+/** The folded search text of rows, read column-wise. */
+export class TextView {
+  constructor(private readonly l: Located<TextChunk>) {}
+  has(k: number): boolean {
+    return this.l.at[k]! >= 0;
+  }
+  title(k: number): string {
+    return this.l.chunks[this.l.slot[k]!]!.t[this.l.at[k]!]!;
+  }
+  body(k: number): string {
+    return this.l.chunks[this.l.slot[k]!]!.b[this.l.at[k]!]!;
+  }
+}
+
+/** The indexed attributes of the rows `ids[k]` (stamps `stamps[k]`), best given in id order. */
+export function attrView(db: Database.Database, o: IndexOwner, ids: readonly string[], stamps: ArrayLike<number>, opts: { wholeAccount?: boolean | undefined } = {}): AttrView {
+  return new AttrView(locate(db, o, ATTRS, ids, stamps, opts));
+}
+
+/** The folded search text of the rows `ids[k]` (stamps `stamps[k]`), best given in id order. */
+export function textView(db: Database.Database, o: IndexOwner, ids: readonly string[], stamps: ArrayLike<number>, opts: { wholeAccount?: boolean | undefined } = {}): TextView {
+  return new TextView(locate(db, o, TEXT, ids, stamps, opts));
+}
+
+/** The indexed attributes of the given rows as objects (the status filter, open counts). */
+export function indexedAttrs(db: Database.Database, o: IndexOwner, rows: readonly StampedRow[], opts: { wholeAccount?: boolean } = {}): Map<string, IndexedTodo> {
+  const v = attrView(
+    db,
+    o,
+    rows.map((r) => r.id),
+    rows.map((r) => r.updatedAt),
+    opts,
+  );
+  const out = new Map<string, IndexedTodo>();
+  rows.forEach((r, k) => {
+    if (v.has(k)) out.set(r.id, v.attrs(k));
+  });
+  return out;
+}
+
+/** The case-folded search text of the given rows as objects. */
 export function indexedTexts(db: Database.Database, o: IndexOwner, rows: readonly StampedRow[], opts: { wholeAccount?: boolean } = {}): Map<string, TodoText> {
-  return readLayer(db, o, TEXT, rows, opts);
+  const v = textView(
+    db,
+    o,
+    rows.map((r) => r.id),
+    rows.map((r) => r.updatedAt),
+    opts,
+  );
+  const out = new Map<string, TodoText>();
+  rows.forEach((r, k) => {
+    if (v.has(k)) out.set(r.id, { title: v.title(k), body: v.body(k) });
+  });
+  return out;
 }

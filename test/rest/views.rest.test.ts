@@ -136,6 +136,50 @@ describe('GET /v1/views/upcoming', () => {
 });
 
 describe('GET /v1/views/anytime and /someday', () => {
+  it('pages of any size walk exactly the one-page order: nested containers, headings, moved to-dos, skipped rows between', async () => {
+    const u = await user();
+    const area = await u.container({ kind: 'area', name: 'Area' });
+    const p1 = await u.container({ kind: 'project', name: 'P1', parentId: area.id });
+    const sub = await u.container({ kind: 'subproject', name: 'Sub', parentId: p1.id });
+    const p2 = await u.container({ kind: 'project', name: 'P2' });
+    await u.req('POST', `/v1/containers/${p2.id}/move`, { parentId: null, before: area.id });
+    const h1 = await u.req('POST', '/v1/headings', { projectId: p1.id, name: 'H1' });
+    const h2 = await u.req('POST', '/v1/headings', { projectId: p1.id, name: 'H2' });
+    const made: Any[] = [];
+    const places = [{}, { parentId: p1.id }, { parentId: p1.id, headingId: h1.id }, { parentId: p1.id, headingId: h2.id }, { parentId: sub.id }, { parentId: p2.id }];
+    for (let i = 0; i < 35; i++) {
+      const place = places[i % places.length]!;
+      // Every fourth is not in anytime (someday or completed): the walk skips rows between picks.
+      const t = await u.todo({ title: `t${String(i).padStart(2, '0')}`, ...place, ...(i % 4 === 1 ? { someday: true } : {}) });
+      if (i % 5 === 4) await u.req('POST', `/v1/todos/${t.id}/complete`);
+      made.push(t);
+    }
+    // Reorder: a to-do moved to the front of its list; a heading moved before the other.
+    await u.req('POST', `/v1/todos/${made[20]!.id}/move`, { parentId: null, before: made[0]!.id });
+    await u.req('PATCH', `/v1/headings/${h2.id}`, { after: null });
+    const whole = await u.req('GET', '/v1/views/anytime?limit=200');
+    expect(whole.next_cursor).toBeNull();
+    const order = whole.groups.flatMap((g: Any) => titles(g.todos));
+    const expected = made.filter((_, i) => i % 4 !== 1 && i % 5 !== 4).map((t) => t.title);
+    expect([...order].sort()).toEqual([...expected].sort());
+    expect(order[0]).toBe('t20');
+    expect(whole.groups.map((g: Any) => g.container?.name ?? null)).toEqual([null, 'P2', 'P1', 'Sub']);
+    // Inside P1: no heading first, then H2 (moved first), then H1.
+    const inP1 = whole.groups[2].todos;
+    const headingOf = (t: Any) => (t.headingId === h2.id ? 1 : t.headingId === h1.id ? 2 : 0);
+    expect(inP1.map(headingOf)).toEqual([...inP1.map(headingOf)].sort());
+    for (const size of [1, 2, 3, 7]) {
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const page: Any = await u.req('GET', `/v1/views/anytime?limit=${size}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+        for (const g of page.groups) seen.push(...titles(g.todos));
+        cursor = page.next_cursor;
+      } while (cursor);
+      expect(seen).toEqual(order);
+    }
+  });
+
   it('groups by container in the containers\' order, standalone first, and pages over the grouped order', async () => {
     const u = await user();
     const a = await u.container({ kind: 'project', name: 'A' });
