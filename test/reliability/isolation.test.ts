@@ -10,7 +10,7 @@ import { startApp, type TestApp } from '../helpers/app.js';
 import { call, type Res } from '../helpers/http.js';
 import { loadOpenApi, operations, type Operation } from '../helpers/openapi.js';
 import { sampleOf } from '../helpers/schema-arb.js';
-import { createEveryResource, fullUser, hookPath, NOT_ID_BEARING, paramCollections, RESOURCES, WEBHOOK_TARGET, type Owner } from '../helpers/resources.js';
+import { createEveryResource, fullUser, hookPath, oauthFlow, NOT_ID_BEARING, paramCollections, RESOURCES, WEBHOOK_TARGET, type Owner } from '../helpers/resources.js';
 import { selfSignedCert } from '../helpers/tls.js';
 import { receiver, type Receiver } from '../webhooks/receiver.js';
 import { createDispatcher } from '../../server/webhooks/dispatcher.js';
@@ -250,4 +250,21 @@ describe('isolation (issue 18.3)', () => {
     expect(toA.some((g) => JSON.parse(g.body).type === 'tag.created')).toBe(true);
     expect(log.body.data.length).toBeGreaterThan(5);
   });
+
+  it('a pending approval code is a bearer secret: whoever decides it owns the grant, and its tokens see only that user', async () => {
+    // B (who holds the code shown on a page B opened) approves it: the grant and its tokens are
+    // B's. A cannot look the decided code up, see the grant or revoke it; the token sees none of A.
+    const f = await oauthFlow(app, b);
+    expect((await call(app, 'GET', '/v1/me', { token: f.access })).body.sub).toBe(b.userId);
+    const todos = await call(app, 'GET', '/v1/todos?limit=200', { token: f.access });
+    expect(todos.status).toBe(200);
+    expect(leaks(todos)).toEqual([]);
+    expect((await call(app, 'GET', `/v1/approvals/${f.userCode}`, { token: a.session })).status).toBe(404);
+    const grants = await call(app, 'GET', '/v1/grants', { token: a.session });
+    expect(grants.text).not.toContain(f.clientId);
+    const bGrant = (await call(app, 'GET', '/v1/grants', { token: b.session })).body.items.find((g: { client: { id: string } }) => g.client.id === f.clientId);
+    expect((await call(app, 'DELETE', `/v1/grants/${bGrant.id}`, { token: a.session })).status).toBe(404);
+    expect((await call(app, 'GET', '/v1/me', { token: f.access })).status).toBe(200);
+  });
 });
+
