@@ -29,7 +29,7 @@ const code: number = await new Promise((resolve) => child.on('exit', (c) => reso
 
 // eslint-disable-next-line no-control-regex
 const plain = out.replace(/\x1b\[[0-9;]*m/g, '');
-const figures = plain.split('\n').filter((l) => /^(fuzz:|crash harness:|load:|1000 concurrent)/.test(l.trim())).map((l) => l.trim());
+const figures = plain.split('\n').filter((l) => /^(fuzz:|oauth fuzz:|crash harness:|load:|1000 concurrent)/.test(l.trim())).map((l) => l.trim());
 const minutes = ((Date.now() - started.getTime()) / 60_000).toFixed(1);
 const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root }).toString().trim();
 const dirty = execFileSync('git', ['status', '--porcelain'], { cwd: root }).toString().trim() ? ' (uncommitted changes)' : '';

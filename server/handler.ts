@@ -23,6 +23,7 @@ import { hasDotSegment } from '../rest/paths.js';
 import { corsHeaders, preflight } from '../rest/cors.js';
 import { sendProblem } from '../rest/send.js';
 import { initRequestState } from '../rest/state.js';
+import { loggedPath } from './access-path.js';
 
 const V1 = /^\/v1(?:[/?]|$)/;
 const noop = () => {};
@@ -50,11 +51,9 @@ export function createRequestHandler(deps: Deps): RequestListener {
     const state = initRequestState(req as Request, newRequestId(), ip);
     res.setHeader('X-Request-Id', state.requestId);
     res.on('finish', () => {
-      const url = req.url ?? '';
-      const q = url.indexOf('?');
       const ms = Number(process.hrtime.bigint() - state.start) / 1e6;
       log.info(
-        { requestId: state.requestId, method: req.method, path: q === -1 ? url : url.slice(0, q), route: state.procedure ?? state.ctx?.http.procedure, status: res.statusCode, durationMs: Math.round(ms * 100) / 100 },
+        { requestId: state.requestId, method: req.method, path: loggedPath(req.url ?? ''), route: state.procedure ?? state.ctx?.http.procedure, status: res.statusCode, durationMs: Math.round(ms * 100) / 100 },
         'request',
       );
     });

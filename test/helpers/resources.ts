@@ -6,13 +6,68 @@
 // test/reliability/isolation.test.ts fails when /openapi.json has an operation with a path
 // parameter whose collection segment is neither here nor in NOT_ID_BEARING: a merged route that
 // takes an id must say how to make one.
+import { createHash, randomBytes } from 'node:crypto';
 import { SCOPES } from '../../server/scopes.js';
+import { EVENT_TYPES } from '../../server/events.js';
 import { call, createPat, registerUser, type Res } from './http.js';
 
 type Url = { url: string };
 type Ids = Record<string, string>;
 
-export type Owner = { session: string; pat: string; userId: string; password: string; email: string };
+export type Owner = {
+  session: string;
+  pat: string;
+  userId: string;
+  password: string;
+  email: string;
+  /** Filled by RESOURCES.webhooks: the subscription's signing secret (shown once) and URL. */
+  webhook?: { secret: string; url: string };
+  /** Filled by RESOURCES.approvals: every secret of one completed OAuth flow. */
+  oauth?: OAuthFlow;
+};
+
+export type OAuthFlow = { clientId: string; clientSecret: string; userCode: string; handle: string; code: string; verifier: string; access: string; refresh: string };
+
+/**
+ * Where RESOURCES.webhooks points subscriptions: `https://127.0.0.1:<port>` (loopback, so the app
+ * must run with CAIRN_UNSAFE_ALLOW_LOOPBACK=1). Port 9 (discard) when no receiver listens: nothing
+ * is sent unless a test runs a dispatcher. Tests with a receiver set `base` to its origin.
+ */
+export const WEBHOOK_TARGET = { base: 'https://127.0.0.1:9' };
+
+/** The URL path RESOURCES.webhooks uses for a marker: a content-like marker in the URL, scanned for. */
+export const hookPath = (marker: string) => `/hook-${marker.replace(/[^A-Za-z0-9]/g, '')}`;
+
+export const OAUTH_REDIRECT = 'http://127.0.0.1:9/callback';
+
+/**
+ * The whole OAuth 2.1 dance for `owner` without a library (docs/oauth.md): register a confidential
+ * client (client_secret_post), open the authorize page, approve its nine-digit code with the
+ * owner's first-party session, poll the page's wait endpoint, exchange the code. Works against any
+ * running server (in-process or a child process): the resource comes from RFC 9728 metadata.
+ */
+export async function oauthFlow(app: Url, o: Owner, scopes = ['todos:read', 'todos:write']): Promise<OAuthFlow> {
+  const resource = (await ok(call(app, 'GET', '/.well-known/oauth-protected-resource'), 'resource metadata')).body.resource as string;
+  const reg = await ok(call(app, 'POST', '/oauth/register', { body: { client_name: 'Reliability App', redirect_uris: [OAUTH_REDIRECT], token_endpoint_auth_method: 'client_secret_post' } }), 'oauth register');
+  const clientId = reg.body.client_id as string;
+  const clientSecret = reg.body.client_secret as string;
+  const verifier = randomBytes(32).toString('base64url');
+  const challenge = createHash('sha256').update(verifier).digest('base64url');
+  const q = new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: OAUTH_REDIRECT, scope: scopes.join(' '), resource, code_challenge: challenge, code_challenge_method: 'S256', state: 'rel' });
+  const page = await fetch(`${app.url}/oauth/authorize?${q}`, { redirect: 'manual' });
+  const html = await page.text();
+  const digits = /id="user-code">(\d{3})-(\d{3})-(\d{3})</.exec(html);
+  const handle = /data-wait="([A-Za-z0-9_-]+)"/.exec(html)?.[1];
+  if (page.status !== 200 || !digits || !handle) throw new Error(`authorize page: ${page.status} ${html.slice(0, 300)}`);
+  const userCode = digits.slice(1).join('');
+  await ok(call(app, 'POST', `/v1/approvals/${userCode}/approve`, { token: o.session, body: { scopes } }), 'approve');
+  const wait = await ok(call(app, 'POST', '/oauth/authorize/wait', { rawBody: `handle=${handle}`, headers: { 'content-type': 'application/x-www-form-urlencoded' } }), 'wait');
+  const code = new URL(wait.body.redirect).searchParams.get('code');
+  if (!code) throw new Error(`wait: ${wait.text}`);
+  const form = new URLSearchParams({ grant_type: 'authorization_code', code, code_verifier: verifier, client_id: clientId, client_secret: clientSecret, redirect_uri: OAUTH_REDIRECT, resource });
+  const t = await ok(call(app, 'POST', '/oauth/token', { rawBody: form.toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } }), 'token');
+  return { clientId, clientSecret, userCode, handle, code, verifier, access: t.body.access_token, refresh: t.body.refresh_token };
+}
 
 /** A user with a session and a personal access token holding every scope there is. */
 export async function fullUser(app: Url): Promise<Owner> {
@@ -82,9 +137,36 @@ export const RESOURCES: Record<string, Creator> = {
         'file',
       )
     ).body.id,
-  // MERGE SLOT (webhooks): `webhooks: async (app, o, m) => ...POST /v1/webhooks... .body.id,` and,
-  // if deliveries have their own id route, `deliveries: ...` (made.webhooks is the subscription).
-  // MERGE SLOT (OAuth): `approvals`, `grants`: created through the OAuth flow for `o`.
+  // A subscription to every event type at a loopback URL (WEBHOOK_TARGET) whose path carries the
+  // marker; its secret (shown once) is kept on the owner for the secrets scan.
+  webhooks: async (app, o, m) => {
+    const url = WEBHOOK_TARGET.base + hookPath(m);
+    const r = await ok(call(app, 'POST', '/v1/webhooks', { token: o.pat, body: { url, events: [...EVENT_TYPES], description: `hook ${m}` } }), 'webhook');
+    o.webhook = { secret: r.body.secret, url };
+    return r.body.id;
+  },
+  // `/v1/webhooks/{id}/deliveries/{deliveryId}/redeliver`: the ping queued by the create.
+  deliveries: async (app, o, _m, made) => {
+    const r = await ok(call(app, 'GET', `/v1/webhooks/${made.webhooks}/deliveries`, { token: o.pat }), 'deliveries');
+    const id = r.body.data?.[0]?.id;
+    if (!id) throw new Error(`no delivery: ${r.text}`);
+    return id;
+  },
+  // `/v1/approvals/{code}`: the nine-digit code of an authorization request that `o` APPROVED.
+  // Decision (docs/reliability.md "Approvals"): a pending code belongs to nobody — it is a bearer
+  // secret shown on the authorize page, and whoever approves it becomes the grant's owner — so
+  // the user-owned thing is a decided code. Once decided it is 404 for everyone, B included.
+  approvals: async (app, o) => {
+    o.oauth = await oauthFlow(app, o);
+    return o.oauth.userCode;
+  },
+  // `/v1/grants/{id}`: the grant that flow made.
+  grants: async (app, o) => {
+    const r = await ok(call(app, 'GET', '/v1/grants', { token: o.session }), 'grants');
+    const g = (r.body.items as { id: string; client: { id: string } }[]).find((x) => x.client.id === o.oauth?.clientId);
+    if (!g) throw new Error(`no grant: ${r.text}`);
+    return g.id;
+  },
 };
 
 /**

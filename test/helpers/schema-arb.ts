@@ -55,6 +55,9 @@ export function arbFromSchema(schema: Any, opts: ArbOptions = {}, prop = ''): fc
       return fc.double({ min: schema.minimum ?? -1000, max: schema.maximum ?? 1000, noNaN: true, noDefaultInfinity: true });
     case 'string':
       if (opts.ids && ID_PROP.test(prop) && !schema.pattern) return opts.ids;
+      // URLs (webhook targets, inbox captures): host names, which the tests' outbound resolver
+      // never resolves, or loopback; never a public address (the fuzzer must not reach out).
+      if (prop === 'url') return fc.oneof(fc.webUrl(), fc.webPath().map((p) => `https://127.0.0.1:9${p}`), fc.webPath().map((p) => `https://[::1]:9${p}`));
       return stringArb(schema);
     case 'array': {
       const item = arbFromSchema(schema.items ?? {}, { ...opts, depth: depth + 1 }, prop);

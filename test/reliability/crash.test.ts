@@ -10,9 +10,14 @@
 //   - every acknowledged create has exactly one `*.created` event, no object two;
 //   - PRAGMA integrity_check is ok.
 // CRASH_CYCLES kill cycles (3 in `npm test`, 20 in `npm run soak`); the seed is printed.
-// MERGE SLOT (webhooks): a worker that creates webhook subscriptions (POST /v1/webhooks) and the
-// check that pending deliveries resume after restart (outbox rows with dispatched_at NULL are
-// dispatched by the restarted process) go into WORKERS and `checkAll` below.
+// Webhooks (issue 16 merged): the process sends to a loopback HTTPS receiver (self-signed
+// certificate trusted through NODE_EXTRA_CA_CERTS, CAIRN_UNSAFE_ALLOW_LOOPBACK=1). Each user has a
+// subscription to `todo.created` made before the first kill, and a fourth worker per user creates
+// more subscriptions (one per cycle, at most 8 per user: the create is limited to 20 per hour).
+// After each restart: every acknowledged subscription exists, an unanswered create exists at most
+// once, and pending deliveries resume — every acknowledged to-do's `todo.created` event is
+// eventually delivered (2xx) at least once to its user's subscription, every copy of an event id
+// carries byte-identical bodies (same event across retries), and no event reaches another user.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -21,6 +26,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { serverPid, startServerProcess, type ServerProcess } from '../helpers/process.js';
 import { call, type Res } from '../helpers/http.js';
 import { fullUser, type Owner } from '../helpers/resources.js';
+import { selfSignedCert, type Cert } from '../helpers/tls.js';
+import { receiver, type Receiver } from '../webhooks/receiver.js';
 
 type Any = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -31,14 +38,17 @@ const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'cairn-crash18-'));
 let server: ServerProcess | undefined;
+let cert: Cert;
+let hooks: Receiver;
 afterAll(async () => {
   await server?.stop();
+  await hooks?.close();
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-type User = Owner & { n: number; project: string; recurring: string; recurringTitle: string; note: string; rolls: number };
+type User = Owner & { n: number; project: string; recurring: string; recurringTitle: string; note: string; rolls: number; hook: string; hooks: string[]; hooksLost: string[] };
 /** What a worker knows: acknowledged state, and the write it had in flight at the kill. */
-type Acked = { todos: Map<string, { title: string; alt?: string }>; keyedLost: { key: string; body: Any; title: string }[]; unkeyedLost: string[]; converts: { heading: string; todos: string[]; acked: boolean }[]; files: Map<string, string>; noteBody: { acked: string; alt?: string } };
+type Acked = { hookThisCycle?: boolean; todos: Map<string, { title: string; alt?: string }>; keyedLost: { key: string; body: Any; title: string }[]; unkeyedLost: string[]; converts: { heading: string; todos: string[]; acked: boolean }[]; files: Map<string, string>; noteBody: { acked: string; alt?: string } };
 
 const users: User[] = [];
 const state = new Map<number, Acked>();
@@ -97,6 +107,23 @@ async function worker(u: User, kind: number, a: Acked, stopAt: { dead: boolean }
         const e = await call(server!, 'PATCH', `/v1/notes/${u.note}`, { token: tok(), body: { body } });
         if (e.status !== 200) throw new Error(`note ${e.status} ${e.text}`);
         a.noteBody = { acked: body };
+      } else if (kind === 3) {
+        // Webhook subscriptions: one per cycle, at most 8 per user (the create's hourly limit).
+        if (u.hooks.length >= 8 || a.hookThisCycle) {
+          await new Promise((r) => setTimeout(r, 50));
+          continue;
+        }
+        a.hookThisCycle = true;
+        const url = hooks.url(`/extra-${u.n}-${n}`);
+        let r: Res;
+        try {
+          r = await call(server!, 'POST', '/v1/webhooks', { token: tok(), body: { url, events: ['tag.created'] } });
+        } catch (e) {
+          u.hooksLost.push(url);
+          throw e;
+        }
+        if (r.status !== 201) throw new Error(`webhook ${r.status} ${r.text}`);
+        u.hooks.push(r.body.id);
       } else {
         // A heading with two to-dos, converted to a subproject (keyed); a file upload.
         const h = await call(server!, 'POST', '/v1/headings', { token: tok(), body: { projectId: u.project, name: `h-${u.n}-${n}` } });
@@ -124,7 +151,7 @@ async function worker(u: User, kind: number, a: Acked, stopAt: { dead: boolean }
 }
 
 async function boot(): Promise<ServerProcess> {
-  server = await startServerProcess(dataDir);
+  server = await startServerProcess(dataDir, { NODE_EXTRA_CA_CERTS: cert.certPath, CAIRN_UNSAFE_ALLOW_LOOPBACK: '1' });
   return server;
 }
 
@@ -207,6 +234,7 @@ async function checkAll(): Promise<void> {
       d.close();
     }
   }
+  failures.push(...(await checkWebhooks()));
   const d = db();
   try {
     const dup = d.prepare("SELECT type, object_id, count(*) AS n FROM outbox WHERE type LIKE '%.created' GROUP BY type, object_id HAVING n > 1").all();
@@ -219,9 +247,62 @@ async function checkAll(): Promise<void> {
   expect(failures).toEqual([]);
 }
 
+let deliveredChecked = 0;
+let pendingAtRestart = 0;
+
+/** Subscriptions survive; pending deliveries resume after the restart (see the header). */
+async function checkWebhooks(): Promise<string[]> {
+  const failures: string[] = [];
+  const d = db();
+  let want: Map<string, string>; // event id -> receiver path, for every acknowledged to-do
+  try {
+    want = new Map();
+    for (const u of users) {
+      for (const id of state.get(u.n)!.todos.keys()) {
+        const row = d.prepare("SELECT id FROM outbox WHERE user_id = ? AND type = 'todo.created' AND object_id = ?").get(u.userId, id) as { id: string } | undefined;
+        if (row) want.set(row.id, `/u${u.n}`);
+      }
+    }
+  } finally {
+    d.close();
+  }
+  for (const u of users) {
+    const list = await call(server!, 'GET', '/v1/webhooks?limit=100', { token: u.pat });
+    const urls = (list.body.data as { id: string; url: string }[]).map((w) => w.url);
+    const ids = new Set((list.body.data as { id: string }[]).map((w) => w.id));
+    for (const id of [u.hook, ...u.hooks]) if (!ids.has(id)) failures.push(`user ${u.n}: acknowledged webhook ${id} is missing`);
+    for (const url of u.hooksLost.splice(0)) if (urls.filter((x) => x === url).length > 1) failures.push(`user ${u.n}: unanswered webhook create ${url} applied twice`);
+  }
+  // Every acknowledged change's event delivered (2xx) at least once, to its own user's path.
+  const delivered = () => new Set(hooks.got.filter((g) => g.answered === 200).map((g) => `${g.path} ${String(g.headers['x-service-event-id'])}`));
+  const end = Date.now() + 45_000;
+  let missing = [...want].filter(([e, p]) => !delivered().has(`${p} ${e}`));
+  while (missing.length && Date.now() < end) {
+    await new Promise((r) => setTimeout(r, 200));
+    const got = delivered();
+    missing = missing.filter(([e, p]) => !got.has(`${p} ${e}`));
+  }
+  for (const [e, p] of missing.slice(0, 5)) failures.push(`event ${e} of an acknowledged to-do never delivered to ${p} (${missing.length} missing)`);
+  deliveredChecked = want.size;
+  // Same event id, same bytes, on every attempt; and never at another user's path.
+  const bodies = new Map<string, string>();
+  for (const g of hooks.got) {
+    const id = String(g.headers['x-service-event-id']);
+    const prev = bodies.get(id);
+    if (prev !== undefined && prev !== g.body) failures.push(`event ${id} sent with two different bodies`);
+    bodies.set(id, g.body);
+    const sub = JSON.parse(g.body).data?.sub;
+    const owner = users.find((u) => u.userId === sub);
+    if (!owner || !(g.path === `/u${owner.n}` || g.path.startsWith(`/extra-${owner.n}-`))) failures.push(`event ${id} of user ${sub} sent to ${g.path}`);
+  }
+  return failures;
+}
+
 describe(`crash durability (issue 18.1): ${CYCLES} SIGKILL cycles`, () => {
   it('acknowledged writes survive, multi-row writes are whole, keyed retries replay, events once, the database is sound', async () => {
     console.log(`crash harness: seed ${SEED} (CRASH_SEED=${SEED} to repeat)`);
+    cert = selfSignedCert();
+    hooks = await receiver(cert, 200);
     await boot();
     for (let n = 1; n <= 3; n++) {
       const o = await fullUser(server!);
@@ -229,23 +310,33 @@ describe(`crash durability (issue 18.1): ${CYCLES} SIGKILL cycles`, () => {
       const recurringTitle = `daily-${n}`;
       const rec = await call(server!, 'POST', '/v1/todos', { token: o.pat, body: { title: recurringTitle, whenDate: '2026-11-22', recurrence: { rule: 'FREQ=DAILY', basis: 'schedule' } } });
       const note = await call(server!, 'POST', '/v1/notes', { token: o.pat, body: { body: 'note-start' } });
-      users.push({ ...o, n, project: project.body.id, recurring: rec.body.id, recurringTitle, note: note.body.id, rolls: 0 });
+      const hook = await call(server!, 'POST', '/v1/webhooks', { token: o.pat, body: { url: hooks.url(`/u${n}`), events: ['todo.created'] } });
+      expect(hook.status, hook.text).toBe(201);
+      users.push({ ...o, n, project: project.body.id, recurring: rec.body.id, recurringTitle, note: note.body.id, rolls: 0, hook: hook.body.id, hooks: [], hooksLost: [] });
       state.set(n, { todos: new Map(), keyedLost: [], unkeyedLost: [], converts: [], files: new Map(), noteBody: { acked: 'note-start' } });
     }
     let acknowledged = 0;
     for (let cycle = 0; cycle < CYCLES; cycle++) {
       const stop = { dead: false };
-      const loops = users.flatMap((u) => [0, 1, 2].map((k) => worker(u, k, state.get(u.n)!, stop)));
+      for (const a of state.values()) a.hookThisCycle = false;
+      const loops = users.flatMap((u) => [0, 1, 2, 3].map((k) => worker(u, k, state.get(u.n)!, stop)));
       await new Promise((r) => setTimeout(r, 300 + rnd(1500)));
       stop.dead = true;
       process.kill(serverPid(server!), 'SIGKILL');
       await server!.exited;
       await Promise.all(loops);
+      // What the kill left for the restarted dispatcher: events not yet fanned out, deliveries due.
+      const d = db();
+      pendingAtRestart += (d.prepare('SELECT count(*) AS n FROM outbox WHERE dispatched_at IS NULL').get() as { n: number }).n;
+      pendingAtRestart += (d.prepare("SELECT count(*) AS n FROM webhook_deliveries WHERE status = 'pending'").get() as { n: number }).n;
+      d.close();
       await boot();
       await checkAll();
       acknowledged = [...state.values()].reduce((s, a) => s + a.todos.size, 0);
     }
-    console.log(`crash harness: ${CYCLES} cycles, ${acknowledged} acknowledged to-dos checked, ${users.reduce((s, u) => s + u.rolls, 0)} rolls`);
+    console.log(
+      `crash harness: ${CYCLES} cycles, ${acknowledged} acknowledged to-dos checked, ${users.reduce((s, u) => s + u.rolls, 0)} rolls; webhooks: ${users.reduce((s, u) => s + 1 + u.hooks.length, 0)} subscriptions, ${deliveredChecked} todo.created events delivered after restarts, ${pendingAtRestart} undispatched events + pending deliveries left by the kills`,
+    );
     expect(acknowledged).toBeGreaterThan(CYCLES);
   }, 120_000 + CYCLES * 30_000);
 });

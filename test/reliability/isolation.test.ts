@@ -10,7 +10,11 @@ import { startApp, type TestApp } from '../helpers/app.js';
 import { call, type Res } from '../helpers/http.js';
 import { loadOpenApi, operations, type Operation } from '../helpers/openapi.js';
 import { sampleOf } from '../helpers/schema-arb.js';
-import { createEveryResource, fullUser, NOT_ID_BEARING, paramCollections, RESOURCES, type Owner } from '../helpers/resources.js';
+import { createEveryResource, fullUser, hookPath, oauthFlow, NOT_ID_BEARING, paramCollections, RESOURCES, WEBHOOK_TARGET, type Owner } from '../helpers/resources.js';
+import { selfSignedCert } from '../helpers/tls.js';
+import { receiver, type Receiver } from '../webhooks/receiver.js';
+import { createDispatcher } from '../../server/webhooks/dispatcher.js';
+import { verifyWebhook } from '../../client/webhooks.js';
 
 type Any = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -19,24 +23,49 @@ let ops: Operation[];
 let a: Owner;
 let b: Owner;
 let aIds: Record<string, string>;
+let hooks: Receiver;
+let bIds: Record<string, string>;
 const MARKER = 'zqxA7marker';
 
 beforeAll(async () => {
-  app = await startApp({}, {}, { outbound: { resolver: async () => Promise.reject(Object.assign(new Error('no DNS in tests'), { code: 'ENOTFOUND' })) } });
+  // Webhook subscriptions of A and B point at one loopback HTTPS receiver (paths tell them apart).
+  const cert = selfSignedCert();
+  hooks = await receiver(cert, 200);
+  WEBHOOK_TARGET.base = `https://127.0.0.1:${hooks.port}`;
+  app = await startApp(
+    { CAIRN_UNSAFE_ALLOW_LOOPBACK: '1' },
+    {},
+    { outbound: { ca: cert.cert, resolver: async () => Promise.reject(Object.assign(new Error('no DNS in tests'), { code: 'ENOTFOUND' })) } },
+  );
   ops = operations(await loadOpenApi(app.url));
   a = await fullUser(app);
   b = await fullUser(app);
   aIds = await createEveryResource(app, a, MARKER);
   // B owns things too, so its lists are not trivially empty.
-  await createEveryResource(app, b, 'bmarker');
+  bIds = await createEveryResource(app, b, 'bmarker');
 }, 60_000);
-afterAll(() => app?.close());
+afterAll(async () => {
+  await app?.close();
+  await hooks?.close();
+  WEBHOOK_TARGET.base = 'https://127.0.0.1:9';
+});
 
 /** A's ids for a collection: its own entry and sub-kinds (`attachments/files`). */
 function idsOf(collection: string): string[] {
   return Object.entries(aIds)
     .filter(([k]) => k === collection || k.startsWith(collection + '/'))
     .map(([, v]) => v);
+}
+
+/**
+ * An id nobody has, of the same shape as `id`: a fresh UUID for a UUID, else the part after the
+ * last `_` with its digits and hex letters redrawn (`wh_<hex>`, `whd_<hex>`, a nine-digit code).
+ */
+function lookalike(id: string): string {
+  if (/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) return randomUUID().toUpperCase();
+  const cut = id.lastIndexOf('_') + 1;
+  const pick = (set: string) => set[Math.floor(Math.random() * set.length)]!;
+  return id.slice(0, cut) + id.slice(cut).replace(/[0-9]/g, () => pick('0123456789')).replace(/[a-f]/g, () => pick('abcdef'));
 }
 
 /** A body valid against the schema with only its required properties (seeded, reproducible). */
@@ -82,7 +111,7 @@ describe('isolation (issue 18.3)', () => {
       // The same request with ids nobody has: B's answer for A's ids must be the same (a 404, or
       // the same validation refusal when the minimal body is refused before any lookup).
       let nobody = op.path;
-      for (const n of names) nobody = nobody.replace(`{${n}}`, randomUUID().toUpperCase());
+      for (const n of names) nobody = nobody.replace(`{${n}}`, lookalike(idsOf(params[n]!)[0]!));
       for (const p of [...paths, nobody]) {
         for (const token of [b.pat, b.session]) {
           const query = op.params.filter((x) => x.in === 'query' && x.required).map((x) => `${x.name}=${x.schema?.enum?.[0] ?? 'x'}`);
@@ -92,15 +121,18 @@ describe('isolation (issue 18.3)', () => {
             ...(op.rawBody ? { rawBody: 'x', headers: { 'content-type': 'text/plain' } } : body !== undefined ? { body } : {}),
           });
           if (p === nobody) {
-            const seen = answers.get(`${op.method} ${op.path}`) ?? [];
+            const seen = answers.get(`${op.method} ${op.path} ${token}`) ?? [];
             for (const s of seen) if (s.status !== r.status || s.type !== r.body?.type) failures.push(`${op.method} ${s.path}: ${s.status} ${s.type}, but ${r.status} ${r.body?.type} for ids nobody has`);
             continue;
           }
           tried++;
           if (r.status === 404) notFound++;
-          if (r.status !== 404 && r.status !== 422) failures.push(`${op.method} ${p}: ${r.status} ${r.text.slice(0, 200)}`);
+          // 403 forbidden_scope: a first-party-only route (approvals) refuses B's PAT before any
+          // lookup; the comparison with ids nobody has (above) proves it says nothing about A's.
+          const firstPartyRefusal = r.status === 403 && token === b.pat && String(r.body?.type).endsWith('/forbidden_scope');
+          if (r.status !== 404 && r.status !== 422 && !firstPartyRefusal) failures.push(`${op.method} ${p}: ${r.status} ${r.text.slice(0, 200)}`);
           if (leaks(r).length) failures.push(`${op.method} ${p}: leaks ${leaks(r).join(',')}`);
-          answers.set(`${op.method} ${op.path}`, [...(answers.get(`${op.method} ${op.path}`) ?? []), { path: p, status: r.status, type: r.body?.type }]);
+          answers.set(`${op.method} ${op.path} ${token}`, [...(answers.get(`${op.method} ${op.path} ${token}`) ?? []), { path: p, status: r.status, type: r.body?.type }]);
         }
       }
     }
@@ -169,4 +201,70 @@ describe('isolation (issue 18.3)', () => {
     const own = await call<Any>(app, 'GET', `/v1/search?q=${MARKER}`, { token: a.pat });
     expect(own.text).toContain(aIds.todos);
   });
+
+  it("no webhook delivery of B ever shows A's data (the dispatcher run as test/webhooks does)", async () => {
+    // Events after both subscriptions exist, besides the ones made before (fanned out now too).
+    expect((await call(app, 'POST', '/v1/tags', { token: a.pat, body: { name: `late ${MARKER}` } })).status).toBe(201);
+    expect((await call(app, 'POST', '/v1/tags', { token: b.pat, body: { name: 'late b' } })).status).toBe(201);
+    const d = createDispatcher(app.deps);
+    try {
+      await d.settle();
+    } finally {
+      d.stop();
+    }
+    const failures: string[] = [];
+    const aAll = new Set(Object.values(aIds));
+    // An event's user: the outbox row it came from, or, for a `webhook.ping` (queued straight to
+    // its subscription, not through the outbox), the user owning the subscription it names.
+    const ownerOfEvent = (id: string) =>
+      (app.deps.db.$client.prepare('SELECT user_id AS u FROM outbox WHERE id = ?').get(id) as { u: string } | undefined)?.u ??
+      (app.deps.db.$client.prepare("SELECT w.user_id AS u FROM webhook_deliveries d JOIN webhooks w ON w.id = d.object_id WHERE d.event_id = ? AND d.event_type = 'webhook.ping'").get(id) as { u: string } | undefined)?.u;
+    const toA = hooks.got.filter((g) => g.path === hookPath(MARKER));
+    const toB = hooks.got.filter((g) => g.path === hookPath('bmarker'));
+    expect(toA.length + toB.length).toBe(hooks.got.length); // nothing went elsewhere
+    for (const [who, got, owner, other] of [
+      ['B', toB, b, a],
+      ['A', toA, a, b],
+    ] as const) {
+      for (const g of got) {
+        const env = JSON.parse(g.body);
+        const t = Number(/t=(\d+)/.exec(String(g.headers['x-service-signature']))?.[1]) * 1000;
+        if (!verifyWebhook(owner.webhook!.secret, g.headers, g.body, t).valid) failures.push(`${who}: delivery ${env.id} not signed with ${who}'s secret`);
+        if (verifyWebhook(other.webhook!.secret, g.headers, g.body, t).valid) failures.push(`${who}: delivery ${env.id} verifies with the other user's secret`);
+        if (env.data?.sub !== owner.userId) failures.push(`${who}: delivery ${env.id} is about user ${env.data?.sub}`);
+        if (ownerOfEvent(env.id) !== owner.userId) failures.push(`${who}: event ${env.id} belongs to ${ownerOfEvent(env.id)}`);
+      }
+    }
+    for (const g of toB) {
+      if (g.body.includes(MARKER) || [...aAll].some((id) => g.body.includes(id))) failures.push(`B's delivery leaks A: ${g.body}`);
+    }
+    // B's delivery log lists only B's events, never one of A's, and no id of A.
+    const log = await call(app, 'GET', `/v1/webhooks/${bIds.webhooks}/deliveries?limit=100`, { token: b.pat });
+    expect(log.status).toBe(200);
+    for (const x of log.body.data as { eventId: string }[]) if (ownerOfEvent(x.eventId) !== b.userId) failures.push(`B's delivery log lists event ${x.eventId} of ${ownerOfEvent(x.eventId)}`);
+    if (leaks(log).length) failures.push(`B's delivery log leaks ${leaks(log).join(',')}`);
+    expect(failures).toEqual([]);
+    // The probe sees what it looks for: both got their own events, A's late tag included.
+    expect(toB.length).toBeGreaterThan(5);
+    expect(toA.length).toBeGreaterThan(5);
+    expect(toA.some((g) => JSON.parse(g.body).type === 'tag.created')).toBe(true);
+    expect(log.body.data.length).toBeGreaterThan(5);
+  });
+
+  it('a pending approval code is a bearer secret: whoever decides it owns the grant, and its tokens see only that user', async () => {
+    // B (who holds the code shown on a page B opened) approves it: the grant and its tokens are
+    // B's. A cannot look the decided code up, see the grant or revoke it; the token sees none of A.
+    const f = await oauthFlow(app, b);
+    expect((await call(app, 'GET', '/v1/me', { token: f.access })).body.sub).toBe(b.userId);
+    const todos = await call(app, 'GET', '/v1/todos?limit=200', { token: f.access });
+    expect(todos.status).toBe(200);
+    expect(leaks(todos)).toEqual([]);
+    expect((await call(app, 'GET', `/v1/approvals/${f.userCode}`, { token: a.session })).status).toBe(404);
+    const grants = await call(app, 'GET', '/v1/grants', { token: a.session });
+    expect(grants.text).not.toContain(f.clientId);
+    const bGrant = (await call(app, 'GET', '/v1/grants', { token: b.session })).body.items.find((g: { client: { id: string } }) => g.client.id === f.clientId);
+    expect((await call(app, 'DELETE', `/v1/grants/${bGrant.id}`, { token: a.session })).status).toBe(404);
+    expect((await call(app, 'GET', '/v1/me', { token: f.access })).status).toBe(200);
+  });
 });
+

@@ -12,12 +12,17 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startServerProcess, type ServerProcess } from '../helpers/process.js';
 import { call } from '../helpers/http.js';
-import { createEveryResource, fullUser } from '../helpers/resources.js';
+import { createEveryResource, fullUser, hookPath, WEBHOOK_TARGET } from '../helpers/resources.js';
+import { selfSignedCert } from '../helpers/tls.js';
+import { receiver, until, type Receiver } from '../webhooks/receiver.js';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'cairn-secrets-'));
 let server: ServerProcess | undefined;
+let hooks: Receiver | undefined;
 afterAll(async () => {
   await server?.stop();
+  await hooks?.close();
+  WEBHOOK_TARGET.base = 'https://127.0.0.1:9';
   rmSync(dataDir, { recursive: true, force: true });
 });
 
@@ -62,12 +67,38 @@ function scan(secrets: Record<string, string>, logs: string): string[] {
 
 describe('secrets and content never leak (issue 18.5)', () => {
   it('no password, token or content marker in the debug log or in any file under DATA_DIR, in any common encoding', async () => {
-    server = await startServerProcess(dataDir, { LOG_LEVEL: 'debug' });
+    // Webhook deliveries go to a loopback HTTPS receiver (the process's own dispatcher sends them).
+    const cert = selfSignedCert();
+    hooks = await receiver(cert, 200);
+    WEBHOOK_TARGET.base = `https://127.0.0.1:${hooks.port}`;
+    server = await startServerProcess(dataDir, { LOG_LEVEL: 'debug', NODE_EXTRA_CA_CERTS: cert.certPath, CAIRN_UNSAFE_ALLOW_LOOPBACK: '1' });
     const s = server;
     const MARK = 'Qv8marker content';
     const a = await fullUser(s);
     const b = await fullUser(s);
-    await createEveryResource(s, a, MARK);
+    // Every resource, a webhook subscription and a whole OAuth flow (register, authorize page,
+    // approval, code exchange) among them.
+    const aIds = await createEveryResource(s, a, MARK);
+    const flow = a.oauth!;
+    const form = (f: Record<string, string>) => ({ rawBody: new URLSearchParams(f).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    // The OAuth tokens at work, and in the wrong places: a refresh, an access token used, a code
+    // redeemed twice (which revokes the grant), a bad client secret, a refresh token as a Bearer.
+    const me = await call(s, 'GET', '/v1/me', { token: flow.access });
+    expect(me.status).toBe(200);
+    const refreshed = await call(s, 'POST', '/oauth/token', form({ grant_type: 'refresh_token', refresh_token: flow.refresh, client_id: flow.clientId, client_secret: flow.clientSecret }));
+    expect(refreshed.status, refreshed.text).toBe(200);
+    await call(s, 'POST', '/oauth/token', form({ grant_type: 'refresh_token', refresh_token: refreshed.body.refresh_token, client_id: flow.clientId, client_secret: `${flow.clientSecret}x` }));
+    await call(s, 'GET', '/v1/todos', { token: refreshed.body.refresh_token });
+    await call(s, 'GET', `/v1/approvals/${flow.userCode}`, { token: a.session });
+    await call(s, 'POST', '/oauth/authorize/wait', form({ handle: flow.handle }));
+    await call(s, 'POST', '/oauth/token', form({ grant_type: 'authorization_code', code: flow.code, code_verifier: flow.verifier, client_id: flow.clientId, client_secret: flow.clientSecret, redirect_uri: 'http://127.0.0.1:9/callback' }));
+    // The webhook: its secret rotated (a second secret), and deliveries actually sent and answered.
+    const rot = await call(s, 'POST', `/v1/webhooks/${aIds.webhooks}/rotate-secret`, { token: a.pat });
+    expect(rot.status, rot.text).toBe(200);
+    for (let i = 0; i < 3; i++) expect((await call(s, 'POST', '/v1/tags', { token: a.pat, body: { name: `hooked ${MARK} ${i}` } })).status).toBe(201);
+    // The ping and the three tag.created events, delivered (the subscription was made after the
+    // other resources' events had been fanned out, so they are not its).
+    await until(() => hooks!.got.filter((g) => g.path === hookPath(MARK) && g.answered === 200).length >= 4, 20_000);
     const newPassword = 'Zt5 new passphrase for rotation';
     const login = await call(s, 'POST', '/v1/auth/login', { body: { email: a.email, password: a.password } });
     expect(login.status).toBe(200);
@@ -99,9 +130,18 @@ describe('secrets and content never leak (issue 18.5)', () => {
       'content marker (no space)': 'Qv8marker',
       ...(typeof changed.body?.token === 'string' ? { 'session after password change': changed.body.token } : {}),
       ...(typeof rotated.body?.token === 'string' ? { 'session after rotation': rotated.body.token } : {}),
-      // MERGE SLOT (webhooks): the signing secret of a subscription made above, e.g.
-      // 'webhook secret': hook.body.secret; (OAuth): client secrets, authorization codes,
-      // access and refresh tokens of a completed flow.
+      'webhook secret': a.webhook!.secret,
+      'webhook secret after rotation': rot.body.secret,
+      'webhook URL path marker': hookPath(MARK),
+      'OAuth client secret': flow.clientSecret,
+      'OAuth authorization code': flow.code,
+      'OAuth PKCE verifier': flow.verifier,
+      'OAuth access token': flow.access,
+      'OAuth refresh token': flow.refresh,
+      'OAuth access token after refresh': refreshed.body.access_token,
+      'OAuth refresh token after refresh': refreshed.body.refresh_token,
+      'approval code (nine digits)': flow.userCode,
+      'authorize page handle': flow.handle,
     };
     // The WAL and the log as they are while the server runs...
     const running = scan(secrets, s.output());

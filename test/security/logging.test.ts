@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { call, createPat, registerUser } from '../helpers/http.js';
 import { logSink } from '../helpers/log-sink.js';
+import { oauthFlow } from '../helpers/resources.js';
 
 const { lines, stream: sink } = logSink();
 
@@ -52,4 +53,16 @@ describe('request logs', () => {
     expect(err).toBeTruthy();
     expect(err.err.type ?? err.err.name).toBeTruthy();
   });
+
+  it('never logs an OAuth approval code (a bearer secret in the path of /v1/approvals/{code}) (found by the reliability secrets scan)', async () => {
+    const u = await registerUser(app);
+    const f = await oauthFlow(app, { ...u, pat: '' });
+    await call(app, 'GET', `/v1/approvals/${f.userCode}`, { token: u.session });
+    await call(app, 'POST', `/v1/approvals/123-456-789/deny`, { token: u.session });
+    const approvals = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((e) => e.msg === 'request' && String(e.path).startsWith('/v1/approvals/'));
+    expect(approvals.map((e) => e.path)).toEqual(['/v1/approvals/[redacted]/approve', '/v1/approvals/[redacted]', '/v1/approvals/[redacted]/deny']);
+    expect(lines.join('\n')).not.toContain(f.userCode);
+    expect(lines.join('\n')).not.toContain('123-456-789');
+  });
 });
+
