@@ -14,6 +14,7 @@
 // A failure prints fast-check's seed and the shrunk batch; rerun with FUZZ_SEED=<seed>.
 // FUZZ_ONLY=<regex> restricts it to the operations whose path matches (e.g. `webhooks|approvals|grants`).
 import { randomUUID } from 'node:crypto';
+import http from 'node:http';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.js';
@@ -267,6 +268,31 @@ function bodyIsValid(op: Operation, body: string): boolean {
   return requestSchema(op.jsonBody)(parsed);
 }
 
+// Requests go out on node:http with the path exactly as generated: fetch (WHATWG URL) would resolve
+// dot segments ("/v1/containers/." becomes "/v1/containers/") before the server saw them.
+const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
+type RawAnswer = { status: number; headers: { get(name: string): string | null }; text: string };
+function rawRequest(url: string, method: string, headers: Record<string, string>, body: string | undefined): Promise<RawAnswer> {
+  return new Promise((resolve, reject) => {
+    const u = new URL(app.url);
+    const req = http.request(
+      { host: u.hostname, port: u.port, method, path: url.slice(app.url.length), headers: body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) }, agent },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('error', reject);
+        res.on('end', () => {
+          const h = res.headers;
+          resolve({ status: res.statusCode ?? 0, headers: { get: (n) => { const v = h[n.toLowerCase()]; return v === undefined ? null : Array.isArray(v) ? v.join(', ') : v; } }, text: Buffer.concat(chunks).toString('utf8') });
+        });
+      },
+    );
+    req.on('error', reject);
+    if (body !== undefined) req.write(body);
+    req.end();
+  });
+}
+
 async function send(r: Req): Promise<string | null> {
   const op = byId.get(r.opId)!;
   const headers: Record<string, string> = { ...r.headers };
@@ -276,13 +302,13 @@ async function send(r: Req): Promise<string | null> {
   const qs = r.query.map(([k, v]) => `${enc(k)}=${enc(v)}`).join('&');
   const url = app.url + r.path + (qs ? `?${qs}` : '');
   const t0 = performance.now();
-  const res = await fetch(url, { method: r.method, headers, ...(r.body !== undefined && r.method !== 'GET' ? { body: r.body } : {}) }).catch((e: Error) => e);
+  const res = await rawRequest(url, r.method, headers, r.body !== undefined && r.method !== 'GET' ? r.body : undefined).catch((e: Error) => e);
   if (res instanceof Error) {
-    // What fetch refuses to send (a header value it rejects) never reached the server.
-    if (res instanceof TypeError && /header/i.test(res.message)) return null;
+    // What node:http refuses to send (a header name or value it rejects) never reached the server.
+    if ((res as NodeJS.ErrnoException).code === 'ERR_INVALID_CHAR' || (res as NodeJS.ErrnoException).code === 'ERR_INVALID_HTTP_TOKEN' || /header/i.test(res.message)) return null;
     return `request failed: ${res.message} ${r.method} ${r.path}`;
   }
-  const text = await res.text();
+  const text = res.text;
   sent++;
   timing.set(r.opId, (timing.get(r.opId) ?? 0) + performance.now() - t0);
   sentOps.add(r.opId);
