@@ -139,6 +139,7 @@ const ATTRS: Layer<AttrChunk, AttrEntry> = {
     c.r = shifted(c.r, k, del, a.recurrence ? [a.recurrence.rule, a.recurrence.basis, a.recurrence.done, a.recurrence.anchor] : undefined);
     c.x = shifted(c.x, k, del, a.trashedAt ?? undefined);
     c.q.splice(k, del, parentSlot(c, a.parentId));
+    compactParents(c);
   },
   valid: (c) => {
     const a = c as AttrChunk;
@@ -168,6 +169,20 @@ function parentSlot(c: AttrChunk, parentId: string | null): number {
   if (parentId === null) return -1;
   const at = c.P.indexOf(parentId);
   return at >= 0 ? at : c.P.push(parentId) - 1;
+}
+
+/** Renumbers `P` in first-use order and drops containers no entry uses (as a rebuild would). */
+function compactParents(c: AttrChunk): void {
+  const P: string[] = [];
+  const map = new Map<number, number>();
+  for (let k = 0; k < c.q.length; k++) {
+    const j = c.q[k]!;
+    if (j < 0) continue;
+    let to = map.get(j);
+    if (to === undefined) map.set(j, (to = P.push(c.P[j]!) - 1));
+    c.q[k] = to;
+  }
+  c.P = P;
 }
 
 /** A by-position map after replacing `del` entries at k by one entry (value `v`, or none). */
@@ -399,6 +414,7 @@ export function restampTodos(db: Database.Database, o: IndexOwner, ids: readonly
           attr.q[k] = parentSlot(attr, r.parentId);
         }
       }
+      if (attr) compactParents(attr);
       writeChunk(db, o, chunkId(layer, bucket), c);
     });
   }
