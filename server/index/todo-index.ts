@@ -9,13 +9,16 @@
 // to-do's sealed status, dates, flags, priority, completion time and recurrence; the search-text
 // chunks (ids 't0'..'t63') hold its case-folded title and its case-folded notes and checklist
 // (server/index/fold.ts), so the views never open search text and search never opens attributes.
-// Every entry carries the row's `updatedAt` (the freshness stamp). Plaintext relations
-// (container, heading, tags, trash, sort keys) are not copied: readers take them from the rows.
+// Every entry carries the row's `updatedAt` (the freshness stamp). Since format 3 an attribute
+// entry also holds a sealed copy of the row's trash time and container (plaintext columns of the
+// row already), so the views read the account from the chunks alone (`accountIndex`); heading,
+// tags and sort keys are not copied: readers take them from the rows.
 //
 // Consistency: every write of a to-do's sealed content goes through routers/todos/model.ts, which
 // calls `indexTodo` / `unindexTodo` in the same transaction. Any other write of a to-do row bumps
-// its `updatedAt`; a reader compares each entry's stamp with the row's and, on a mismatch or a
-// missing chunk, rebuilds that chunk from the rows with the request's key before answering. So a
+// its `updatedAt`; `accountIndex` compares the account's count and stamp sum with the chunks'
+// (one aggregate query), other readers each entry's stamp with the row's; on a mismatch or a
+// missing chunk, the stale chunk is rebuilt from the rows with the request's key before answering. So a
 // lost, stale or deleted chunk costs one rebuild, never a wrong answer. Nothing decrypted outlives
 // the request: chunks are opened into local values only.
 import type Database from 'better-sqlite3';

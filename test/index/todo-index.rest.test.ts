@@ -1,7 +1,8 @@
 // The sealed per-account to-do index (issue 14, server/index/todo-index.ts) over HTTP: every write
 // that changes an indexed attribute is reflected at once by the readers that use the index (the
 // `status` filter, heading open counts); a lost, swapped or stale chunk is rebuilt and the answer
-// does not change; key rotation re-seals the chunks.
+// does not change; a to-do row added, removed or changed directly in SQLite (chunks untouched) is
+// caught by the views' aggregate freshness check; key rotation re-seals the chunks.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { userClient } from '../helpers/user-client.js';
