@@ -11,7 +11,7 @@ import { decodeTupleCursor, encodeTupleCursor } from '../../db/tuple-page.js';
 import { LIMITS } from '../../server/config.js';
 import type { Deps } from '../../server/deps.js';
 import type { Principal } from '../../server/auth/credentials.js';
-import { attrView, type AttrView, type IndexedTodo } from '../../server/index/todo-index.js';
+import { accountIndex, type AttrView, type IndexedTodo } from '../../server/index/todo-index.js';
 import { assertAccountSize } from '../../server/account-size.js';
 import { openContainer, toContainer, type ContainerRow } from '../containers/model.js';
 import type { ContainerOut } from '../containers/schema.js';
@@ -37,8 +37,6 @@ export type Order = [string, string, string, string];
 
 type ContainerInfo = { row: ContainerRow; archived: boolean; path: string; trashedBelow: boolean; archivedBelow: boolean };
 
-/** A placement row (raw, in id order): id, updated_at, trashed_at, parent_id. */
-type Placement = [string, number, number | null, string | null];
 /** The rest of a picked row's placement (its place in app order): id, heading_id, heading_key, sort_key. */
 type Rest = [string, string | null, string, string];
 
@@ -77,18 +75,16 @@ export function keyOf(order: readonly string[], id: string): string {
   return `${order.join('\u0000')}\u0000${id}`;
 }
 
-type Queries = { placement: Database.Statement; restAll: Database.Statement; restOf: Database.Statement };
+type Queries = { restAll: Database.Statement; restOf: Database.Statement };
 const queryCache = new WeakMap<object, Queries>();
 function queries(deps: Deps): Queries {
   const db = deps.db.$client;
   let q = queryCache.get(db);
   if (!q) {
-    // Raw arrays from the covering index todos_user_placement, in id order (the index's order,
-    // and the order of each sealed index chunk, which the index reader then matches by position).
-    // Every row's id, stamp, trash and container are read; the app-order columns (strings, the
-    // costly part) only for the rows a view picks: by id for a few, in one scan for many.
+    // Every row's id, stamp, trash and container come from the sealed index (format 3), checked
+    // fresh by an aggregate (server/index/todo-index.ts accountIndex); the app-order columns are
+    // read from the rows only for the rows a view picks: by id for a few, in one scan for many.
     q = {
-      placement: db.prepare('SELECT id, updated_at, trashed_at, parent_id FROM todos WHERE user_id = ? ORDER BY id').raw(true),
       restAll: db.prepare('SELECT id, heading_id, heading_key, sort_key FROM todos WHERE user_id = ? ORDER BY id').raw(true),
       restOf: db.prepare('SELECT id, heading_id, heading_key, sort_key FROM todos WHERE user_id = ? AND id IN (SELECT value FROM json_each(?))').raw(true),
     };
@@ -100,15 +96,8 @@ function queries(deps: Deps): Queries {
 export function loadAccount(deps: Deps, p: Principal): Account {
   assertAccountSize(deps, p.userId);
   const q = queries(deps);
-  const rows = q.placement.all(p.userId) as Placement[];
-  const n = rows.length;
-  const ids = new Array<string>(n);
-  const stamps = new Float64Array(n);
-  for (let k = 0; k < n; k++) {
-    ids[k] = rows[k]![0];
-    stamps[k] = rows[k]![1];
-  }
-  const attrs = attrView(deps.db.$client, p, ids, stamps, { wholeAccount: true });
+  const ix = accountIndex(deps.db.$client, p);
+  const { n, ids, stamps, attrs } = ix;
 
   const crows = deps.db.select().from(containers).where(eq(containers.userId, p.userId)).all();
   const byId = new Map(crows.map((r) => [r.id, r]));
@@ -139,25 +128,18 @@ export function loadAccount(deps: Deps, p: Principal): Account {
     // The app-order columns of these rows: one scan when they are many, else by id.
     let restAt: (k: number) => Rest | undefined;
     if (ks.length > n / 16) {
-      // Same order as the placement rows: matched by position (by id if a write came between).
-      const all = q.restAll.all(p.userId) as Rest[];
-      let byId: Map<string, Rest> | undefined;
-      restAt = (k) => {
-        const x = all[k];
-        if (x && x[0] === rows[k]![0]) return x;
-        byId ??= new Map(all.map((r) => [r[0], r]));
-        return byId.get(rows[k]![0]);
-      };
+      const byId = new Map<string, Rest>();
+      for (const r of q.restAll.all(p.userId) as Rest[]) byId.set(r[0], r);
+      restAt = (k) => byId.get(ids[k]!);
     } else {
       const byId = new Map<string, Rest>();
-      for (const r of q.restOf.all(p.userId, JSON.stringify(ks.map((k) => rows[k]![0]))) as Rest[]) byId.set(r[0], r);
-      restAt = (k) => byId.get(rows[k]![0]);
+      for (const r of q.restOf.all(p.userId, JSON.stringify(ks.map((k) => ids[k]!))) as Rest[]) byId.set(r[0], r);
+      restAt = (k) => byId.get(ids[k]!);
     }
     for (const k of ks) {
-      const r = rows[k]!;
       const x = restAt(k);
-      // A row deleted since the placement was read is left out.
-      if (x) out.push({ id: r[0], parentId: r[3], headingId: x[1], headingKey: x[2], sortKey: x[3], trashedAt: r[2], updatedAt: r[1], a: attrs.attrs(k) });
+      // A row deleted since the index was read is left out.
+      if (x) out.push({ id: ids[k]!, parentId: ix.parentId(k), headingId: x[1], headingKey: x[2], sortKey: x[3], trashedAt: ix.trashedAt(k), updatedAt: stamps[k]!, a: attrs.attrs(k) });
     }
     return out;
   };
@@ -166,24 +148,23 @@ export function loadAccount(deps: Deps, p: Principal): Account {
   return {
     n,
     attrs,
-    idAt: (k) => rows[k]![0],
-    parentAt: (k) => rows[k]![3],
+    idAt: (k) => ids[k]!,
+    parentAt: (k) => ix.parentId(k),
     has: (k) => attrs.has(k),
     isLive: (k) => {
-      const r = rows[k]!;
-      if (r[2] !== null) return false;
-      if (r[3] === null) return true;
-      const c = info.get(r[3]);
+      if (ix.trashedAt(k) !== null) return false;
+      const parent = ix.parentId(k);
+      if (parent === null) return true;
+      const c = info.get(parent);
       return !(c?.trashedBelow ?? false) && !(c?.archivedBelow ?? false);
     },
     isLoggable: (k) => {
-      const r = rows[k]!;
-      return r[2] === null && !(r[3] !== null && (info.get(r[3])?.trashedBelow ?? false));
+      const parent = ix.parentId(k);
+      return ix.trashedAt(k) === null && !(parent !== null && (info.get(parent)?.trashedBelow ?? false));
     },
     items,
     itemWith: (k, headingId, headingKey, sortKey) => {
-      const r = rows[k]!;
-      return { id: r[0], parentId: r[3], headingId, headingKey, sortKey, trashedAt: r[2], updatedAt: r[1], a: attrs.attrs(k) };
+      return { id: ids[k]!, parentId: ix.parentId(k), headingId, headingKey, sortKey, trashedAt: ix.trashedAt(k), updatedAt: stamps[k]!, a: attrs.attrs(k) };
     },
     positions: (pred) => {
       const ks: number[] = [];

@@ -9,13 +9,16 @@
 // to-do's sealed status, dates, flags, priority, completion time and recurrence; the search-text
 // chunks (ids 't0'..'t63') hold its case-folded title and its case-folded notes and checklist
 // (server/index/fold.ts), so the views never open search text and search never opens attributes.
-// Every entry carries the row's `updatedAt` (the freshness stamp). Plaintext relations
-// (container, heading, tags, trash, sort keys) are not copied: readers take them from the rows.
+// Every entry carries the row's `updatedAt` (the freshness stamp). Since format 3 an attribute
+// entry also holds a sealed copy of the row's trash time and container (plaintext columns of the
+// row already), so the views read the account from the chunks alone (`accountIndex`); heading,
+// tags and sort keys are not copied: readers take them from the rows.
 //
 // Consistency: every write of a to-do's sealed content goes through routers/todos/model.ts, which
 // calls `indexTodo` / `unindexTodo` in the same transaction. Any other write of a to-do row bumps
-// its `updatedAt`; a reader compares each entry's stamp with the row's and, on a mismatch or a
-// missing chunk, rebuilds that chunk from the rows with the request's key before answering. So a
+// its `updatedAt`; `accountIndex` compares the account's count and stamp sum with the chunks'
+// (one aggregate query), other readers each entry's stamp with the row's; on a mismatch or a
+// missing chunk, the stale chunk is rebuilt from the rows with the request's key before answering. So a
 // lost, stale or deleted chunk costs one rebuild, never a wrong answer. Nothing decrypted outlives
 // the request: chunks are opened into local values only.
 import type Database from 'better-sqlite3';
@@ -52,26 +55,31 @@ export type IndexOwner = { userId: string; dek: Buffer };
 
 /** The plaintext of a to-do row that the index is checked against. */
 export type StampedRow = { id: string; updatedAt: number };
+/** A to-do row's plaintext placement, copied (sealed) into the attribute chunks (format 3). */
+export type PlacedRow = StampedRow & { trashedAt: number | null; parentId: string | null };
+type Placed = { trashedAt: number | null; parentId: string | null };
 
 // Chunk format (FORMAT): columnar JSON, one array or string per attribute, entries sorted by id,
 // so a reader walks a chunk column-wise without building an object per entry, and matches a
 // chunk's entries to the rows (read in id order) by position. A chunk of another version, or one
 // that does not open, is rebuilt from the rows (so a format change rebuilds every chunk).
-export const FORMAT = 2;
+export const FORMAT = 3;
 type Rec = [rule: string, basis: 'schedule' | 'completion', done: number, anchor: string | null];
 // Every chunk: `i` the ids joined by '\n' (one string: ids are UUIDs, validated at the API edge),
 // `u` their stamps. Attribute chunks: statuses, flags and priorities as one digit per entry;
 // when-dates, deadlines and recurrences by position (most to-dos have none); completion times.
-type AttrChunk = { v: 2; i: string; u: number[]; s: string; f: string; p: string; w: Record<string, string>; d: Record<string, string>; c: (number | null)[]; r: Record<string, Rec> };
+// Format 3 adds the rows' plaintext placement (sealed here like the rest): `x` trash times by
+// position (few), `P` the chunk's distinct containers and `q` each entry's index into `P` (-1: none).
+type AttrChunk = { v: 3; i: string; u: number[]; s: string; f: string; p: string; w: Record<string, string>; d: Record<string, string>; c: (number | null)[]; r: Record<string, Rec>; x: Record<string, number>; P: string[]; q: number[] };
 /** A search-text chunk: ids, stamps, folded titles and folded bodies. */
-type TextChunk = { v: 2; i: string; u: number[]; t: string[]; b: string[] };
+type TextChunk = { v: 3; i: string; u: number[]; t: string[]; b: string[] };
 type AnyChunk = { v: number; i: string; u: number[] };
 const idsOf = (c: AnyChunk): string[] => (c.i === '' ? [] : c.i.split('\n'));
 
 /** One layer of chunks: the payload made from a to-do's content, and the chunk's (de)coding. */
 type Layer<C extends AnyChunk, T> = {
   prefix: string;
-  make: (c: TodoContent) => T;
+  make: (c: TodoContent, row: Placed) => T;
   encode: (ids: string, stamps: number[], xs: T[]) => C;
   /** Replaces `del` (0 or 1) entries at position k by x, in the layer's own columns (ids and stamps are done by the caller). */
   splice: (c: C, k: number, del: number, x: T) => void;
@@ -83,20 +91,31 @@ const STATUSES: Status[] = ['open', 'completed', 'canceled'];
 const PRIORITIES: (Priority | null)[] = [null, 'low', 'medium', 'high'];
 const digits = (xs: number[]) => String.fromCharCode(...xs.map((x) => 48 + x));
 
-const ATTRS: Layer<AttrChunk, IndexedTodo> = {
+type AttrEntry = IndexedTodo & Placed;
+const ATTRS: Layer<AttrChunk, AttrEntry> = {
   prefix: '',
-  make: (c) => ({ status: c.status, completedAt: c.completedAt, whenDate: c.whenDate, deadline: c.deadline, evening: c.evening, someday: c.someday, priority: c.priority, recurrence: c.recurrence ? { ...c.recurrence } : null }),
+  make: (c, row) => ({ trashedAt: row.trashedAt, parentId: row.parentId, status: c.status, completedAt: c.completedAt, whenDate: c.whenDate, deadline: c.deadline, evening: c.evening, someday: c.someday, priority: c.priority, recurrence: c.recurrence ? { ...c.recurrence } : null }),
   encode: (i, u, xs) => {
     const r: Record<string, Rec> = {};
     const w: Record<string, string> = {};
     const d: Record<string, string> = {};
+    const x: Record<string, number> = {};
+    const P: string[] = [];
+    const pIndex = new Map<string, number>();
+    const q = xs.map((a) => {
+      if (a.parentId === null) return -1;
+      let at = pIndex.get(a.parentId);
+      if (at === undefined) pIndex.set(a.parentId, (at = P.push(a.parentId) - 1));
+      return at;
+    });
     xs.forEach((a, k) => {
+      if (a.trashedAt !== null) x[k] = a.trashedAt;
       if (a.recurrence) r[k] = [a.recurrence.rule, a.recurrence.basis, a.recurrence.done, a.recurrence.anchor];
       if (a.whenDate !== null) w[k] = a.whenDate;
       if (a.deadline !== null) d[k] = a.deadline;
     });
     return {
-      v: 2,
+      v: 3,
       i,
       u,
       s: digits(xs.map((a) => STATUSES.indexOf(a.status))),
@@ -106,9 +125,12 @@ const ATTRS: Layer<AttrChunk, IndexedTodo> = {
       d,
       c: xs.map((a) => a.completedAt),
       r,
+      x,
+      P,
+      q,
     };
   },
-  payload: (c, k) => attrsAt(c, k),
+  payload: (c, k) => ({ ...attrsAt(c, k), trashedAt: c.x[k] ?? null, parentId: c.q[k]! < 0 ? null : c.P[c.q[k]!]! }),
   splice: (c, k, del, a) => {
     const put = (str: string, digit: number) => str.slice(0, k) + String.fromCharCode(48 + digit) + str.slice(k + del);
     c.s = put(c.s, STATUSES.indexOf(a.status));
@@ -118,19 +140,22 @@ const ATTRS: Layer<AttrChunk, IndexedTodo> = {
     c.w = shifted(c.w, k, del, a.whenDate ?? undefined);
     c.d = shifted(c.d, k, del, a.deadline ?? undefined);
     c.r = shifted(c.r, k, del, a.recurrence ? [a.recurrence.rule, a.recurrence.basis, a.recurrence.done, a.recurrence.anchor] : undefined);
+    c.x = shifted(c.x, k, del, a.trashedAt ?? undefined);
+    c.q.splice(k, del, parentSlot(c, a.parentId));
+    compactParents(c);
   },
   valid: (c) => {
     const a = c as AttrChunk;
     const n = a.u.length;
     const obj = (x: unknown) => typeof x === 'object' && x !== null && !Array.isArray(x);
-    return typeof a.s === 'string' && a.s.length === n && typeof a.f === 'string' && a.f.length === n && typeof a.p === 'string' && a.p.length === n && obj(a.w) && obj(a.d) && Array.isArray(a.c) && a.c.length === n && obj(a.r);
+    return typeof a.s === 'string' && a.s.length === n && typeof a.f === 'string' && a.f.length === n && typeof a.p === 'string' && a.p.length === n && obj(a.w) && obj(a.d) && Array.isArray(a.c) && a.c.length === n && obj(a.r) && obj(a.x) && Array.isArray(a.P) && Array.isArray(a.q) && a.q.length === n && a.q.every((j) => Number.isInteger(j) && j >= -1 && j < a.P.length);
   },
 };
 
 const TEXT: Layer<TextChunk, TodoText> = {
   prefix: 't',
   make: (c) => ({ title: fold(c.title), body: fold([c.notes ?? '', ...c.checklist.map((i) => i.title)].join('\n')) }),
-  encode: (i, u, xs) => ({ v: 2, i, u, t: xs.map((x) => x.title), b: xs.map((x) => x.body) }),
+  encode: (i, u, xs) => ({ v: 3, i, u, t: xs.map((x) => x.title), b: xs.map((x) => x.body) }),
   payload: (c, k) => ({ title: c.t[k]!, body: c.b[k]! }),
   splice: (c, k, del, x) => {
     c.t.splice(k, del, x.title);
@@ -141,6 +166,27 @@ const TEXT: Layer<TextChunk, TodoText> = {
     return Array.isArray(t.t) && t.t.length === t.u.length && Array.isArray(t.b) && t.b.length === t.u.length;
   },
 };
+
+/** The index of a container in a chunk's `P` (added when new; -1 for none). */
+function parentSlot(c: AttrChunk, parentId: string | null): number {
+  if (parentId === null) return -1;
+  const at = c.P.indexOf(parentId);
+  return at >= 0 ? at : c.P.push(parentId) - 1;
+}
+
+/** Renumbers `P` in first-use order and drops containers no entry uses (as a rebuild would). */
+function compactParents(c: AttrChunk): void {
+  const P: string[] = [];
+  const map = new Map<number, number>();
+  for (let k = 0; k < c.q.length; k++) {
+    const j = c.q[k]!;
+    if (j < 0) continue;
+    let to = map.get(j);
+    if (to === undefined) map.set(j, (to = P.push(c.P[j]!) - 1));
+    c.q[k] = to;
+  }
+  c.P = P;
+}
 
 /** A by-position map after replacing `del` entries at k by one entry (value `v`, or none). */
 function shifted<V>(m: Record<string, V>, k: number, del: number, v: V | undefined): Record<string, V> {
@@ -195,6 +241,10 @@ type Stmts = {
   put: Database.Statement;
   stamps: Database.Statement;
   sealedOf: Database.Statement;
+  placeOf: Database.Statement;
+  totals: Database.Statement;
+  all: Database.Statement;
+  order: Database.Statement;
 };
 const stmtCache = new WeakMap<Database.Database, Stmts>();
 function stmts(db: Database.Database): Stmts {
@@ -205,7 +255,14 @@ function stmts(db: Database.Database): Stmts {
       some: db.prepare(`SELECT id, sealed FROM ${INDEX_TABLE} WHERE user_id = ? AND id IN (SELECT value FROM json_each(?))`).raw(true),
       put: db.prepare(`INSERT INTO ${INDEX_TABLE} (user_id, id, sealed) VALUES (?, ?, ?) ON CONFLICT (user_id, id) DO UPDATE SET sealed = excluded.sealed`),
       stamps: db.prepare('SELECT id FROM todos WHERE user_id = ?').pluck(true),
-      sealedOf: db.prepare('SELECT id, updated_at AS updatedAt, sealed FROM todos WHERE user_id = ? AND id IN (SELECT value FROM json_each(?))'),
+      placeOf: db.prepare('SELECT id, updated_at AS updatedAt, trashed_at AS trashedAt, parent_id AS parentId FROM todos WHERE user_id = ? AND id IN (SELECT value FROM json_each(?))'),
+      // The account's freshness totals, on the covering index todos_user_placement (no row
+      // reaches JavaScript): how many to-dos, and the sum of their stamps modulo 2^32 (exact in
+      // a double up to 2^21 rows).
+      totals: db.prepare('SELECT count(*), coalesce(sum(updated_at % 4294967296), 0) FROM todos WHERE user_id = ?').raw(true),
+      all: db.prepare(`SELECT id, sealed FROM ${INDEX_TABLE} WHERE user_id = ? AND id IN (SELECT value FROM json_each(?))`).raw(true),
+      order: db.prepare('SELECT id, updated_at FROM todos WHERE user_id = ? ORDER BY id').raw(true),
+      sealedOf: db.prepare('SELECT id, updated_at AS updatedAt, trashed_at AS trashedAt, parent_id AS parentId, sealed FROM todos WHERE user_id = ? AND id IN (SELECT value FROM json_each(?))'),
     };
     stmtCache.set(db, s);
   }
@@ -255,11 +312,11 @@ function encodeEntries<C extends AnyChunk, T>(layer: Layer<C, T>, entries: Map<s
 function rebuildChunk<C extends AnyChunk, T>(db: Database.Database, o: IndexOwner, layer: Layer<C, T>, bucket: number, ids?: readonly string[]): C {
   const s = stmts(db);
   const mine = ids ?? (s.stamps.all(o.userId) as string[]).filter((id) => bucketOf(id) === bucket);
-  const rows = s.sealedOf.all(o.userId, JSON.stringify(mine)) as { id: string; updatedAt: number; sealed: Buffer }[];
+  const rows = s.sealedOf.all(o.userId, JSON.stringify(mine)) as (PlacedRow & { sealed: Buffer })[];
   const entries = new Map<string, { u: number; x: T }>();
   for (const r of rows) {
     const content = JSON.parse(open(o.dek, rowAad(o.userId, 'todos', r.id), r.sealed).toString('utf8')) as TodoContent;
-    entries.set(r.id, { u: r.updatedAt, x: layer.make(content) });
+    entries.set(r.id, { u: r.updatedAt, x: layer.make(content, r) });
   }
   const c = encodeEntries(layer, entries);
   writeChunk(db, o, chunkId(layer, bucket), c);
@@ -277,7 +334,7 @@ function chunkFor<C extends AnyChunk, T>(db: Database.Database, o: IndexOwner, l
  * Write hook: the to-do's new sealed content and its new `updatedAt`, in the caller's
  * transaction (same connection). Re-seals one chunk of each layer.
  */
-export function indexTodo(db: Database.Database, o: IndexOwner, row: StampedRow, content: TodoContent): void {
+export function indexTodo(db: Database.Database, o: IndexOwner, row: PlacedRow, content: TodoContent): void {
   const bucket = bucketOf(row.id);
   eachLayer((layer) => {
     // In place: the entry's position in the sorted ids, then one splice per column.
@@ -299,7 +356,7 @@ export function indexTodo(db: Database.Database, o: IndexOwner, row: StampedRow,
     ids.splice(lo, del, row.id);
     c.i = ids.join('\n');
     c.u.splice(lo, del, row.updatedAt);
-    layer.splice(c, lo, del, layer.make(content));
+    layer.splice(c, lo, del, layer.make(content, row));
     writeChunk(db, o, chunkId(layer, bucket), c);
   });
 }
@@ -337,23 +394,31 @@ export function unindexTodo(db: Database.Database, o: IndexOwner, todoId: string
 }
 
 /**
- * Write hook for writes that change no indexed content but bump rows' `updatedAt` (heading
- * delete and convert, tag delete): the entries take the new stamp, so no reader rebuilds.
+ * Write hook for writes that change no sealed content but bump rows' `updatedAt` and may move
+ * them (heading delete and convert, tag delete): the entries take the rows' new stamp and
+ * placement (read from the rows, after the caller's update), so no reader rebuilds.
  */
-export function restampTodos(db: Database.Database, o: IndexOwner, ids: readonly string[], updatedAt: number): void {
+export function restampTodos(db: Database.Database, o: IndexOwner, ids: readonly string[], _updatedAt?: number): void {
+  const now = new Map<string, PlacedRow>();
+  for (const r of stmts(db).placeOf.all(o.userId, JSON.stringify(ids)) as PlacedRow[]) now.set(r.id, r);
   for (const [bucket, list] of byBucket(ids)) {
     eachLayer((layer) => {
       const c = chunkFor(db, o, layer, bucket);
       const ids = idsOf(c);
-      let changed = false;
+      const attr = layer.prefix === ATTRS.prefix ? (c as unknown as AttrChunk) : null;
       for (const id of list) {
         const k = ids.indexOf(id);
-        if (k >= 0 && c.u[k] !== updatedAt) {
-          c.u[k] = updatedAt;
-          changed = true;
+        const r = now.get(id);
+        if (k < 0 || !r) continue;
+        c.u[k] = r.updatedAt;
+        if (attr) {
+          if (r.trashedAt === null) delete attr.x[k];
+          else attr.x[k] = r.trashedAt;
+          attr.q[k] = parentSlot(attr, r.parentId);
         }
       }
-      if (changed) writeChunk(db, o, chunkId(layer, bucket), c);
+      if (attr) compactParents(attr);
+      writeChunk(db, o, chunkId(layer, bucket), c);
     });
   }
 }
@@ -510,6 +575,83 @@ export class TextView {
   body(k: number): string {
     return this.l.chunks[this.l.slot[k]!]!.b[this.l.at[k]!]!;
   }
+}
+
+/**
+ * Every to-do of an account as the attribute chunks hold it (format 3: with its placement), for
+ * the views, the overview and saved filters: row k is entry `at[k]` of chunk `slot[k]`.
+ * Freshness without reading every row: the count of the account's to-dos and the sum of their
+ * stamps (mod 2^32), taken in one aggregate query over the covering index, must equal the same
+ * totals over the opened chunks, and every chunk must open. Any write through the models keeps
+ * both equal (the index is updated in the write's transaction); a row added, removed, or
+ * changed (every write bumps `updated_at`) behind the index's back changes the SQL totals, and
+ * then the per-row check (`locate` with the rows' ids and stamps) finds and rebuilds the stale
+ * chunks before the account is read again from the chunks.
+ */
+export type AccountIndex = {
+  n: number;
+  ids: string[];
+  stamps: Float64Array;
+  trashedAt: (k: number) => number | null;
+  parentId: (k: number) => string | null;
+  attrs: AttrView;
+};
+
+export function accountIndex(db: Database.Database, o: IndexOwner): AccountIndex {
+  const s = stmts(db);
+  const names = JSON.stringify(Array.from({ length: BUCKETS }, (_, b) => chunkId(ATTRS, b)));
+  const [count, sum] = s.totals.get(o.userId) as [number, number];
+  const read = (): AttrChunk[] | null => {
+    const out: AttrChunk[] = [];
+    let n = 0;
+    let total = 0;
+    for (const r of s.all.all(o.userId, names) as [string, Buffer][]) {
+      const c = openChunk(o, ATTRS, r[0], r[1]);
+      if (!c) return null;
+      out[Number(r[0])] = c;
+      n += c.u.length;
+      for (const u of c.u) total += u % 4294967296;
+    }
+    return n === count && total === sum ? out : null;
+  };
+  let chunks = read();
+  if (!chunks) {
+    // Something changed behind the index's back (or a chunk is missing or unreadable): the
+    // per-row check rebuilds exactly the chunks that do not match the rows.
+    const rows = s.order.all(o.userId) as [string, number][];
+    locate(db, o, ATTRS, rows.map((r) => r[0]), Float64Array.from(rows, (r) => r[1]), { wholeAccount: true });
+    chunks = read();
+    if (!chunks) throw new Error('the sealed to-do index does not match the rows after a rebuild');
+  }
+  const list = chunks.filter((c) => c !== undefined);
+  let n = 0;
+  for (const c of list) n += c.u.length;
+  const located: Located<AttrChunk> = { chunks: list, slot: new Uint16Array(n), at: new Int32Array(n) };
+  const ids = new Array<string>(n);
+  const stamps = new Float64Array(n);
+  let k = 0;
+  list.forEach((c, slot) => {
+    const these = idsOf(c);
+    for (let j = 0; j < these.length; j++, k++) {
+      ids[k] = these[j]!;
+      stamps[k] = c.u[j]!;
+      located.slot[k] = slot;
+      located.at[k] = j;
+    }
+  });
+  const chunkOf = (k: number) => list[located.slot[k]!]!;
+  return {
+    n,
+    ids,
+    stamps,
+    trashedAt: (k) => chunkOf(k).x[located.at[k]!] ?? null,
+    parentId: (k) => {
+      const c = chunkOf(k);
+      const j = c.q[located.at[k]!]!;
+      return j < 0 ? null : c.P[j]!;
+    },
+    attrs: new AttrView(located),
+  };
 }
 
 /** The indexed attributes of the rows `ids[k]` (stamps `stamps[k]`), best given in id order. */

@@ -1,7 +1,8 @@
 // The sealed per-account to-do index (issue 14, server/index/todo-index.ts) over HTTP: every write
 // that changes an indexed attribute is reflected at once by the readers that use the index (the
 // `status` filter, heading open counts); a lost, swapped or stale chunk is rebuilt and the answer
-// does not change; key rotation re-seals the chunks.
+// does not change; a to-do row added, removed or changed directly in SQLite (chunks untouched) is
+// caught by the views' aggregate freshness check; key rotation re-seals the chunks.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { userClient } from '../helpers/user-client.js';
@@ -135,6 +136,45 @@ describe('the sealed to-do index', () => {
     sqlite.prepare(`DELETE FROM ${INDEX_TABLE} WHERE user_id = ?`).run(u.userId);
     expect(await u.ids('open')).toEqual(open1);
     expect(chunks(u.userId)).toHaveLength(all.length);
+  });
+
+  it('a to-do row added, removed or changed behind the index (chunks untouched) is caught by the views\' aggregate check and its chunk rebuilt', async () => {
+    const u = await user();
+    const p1 = await u.req('POST', '/v1/containers', { kind: 'project', name: 'P1' });
+    const made: Any[] = [];
+    for (let i = 0; i < 30; i++) made.push(await u.req('POST', '/v1/todos', { title: `r${String(i).padStart(2, '0')}`, ...(i % 2 ? { parentId: p1.id } : {}) }));
+    const anytime = async () => ((await u.req('GET', '/v1/views/anytime?limit=200')).groups as Any[]).flatMap((g) => g.todos.map((t: Any) => `${g.container?.name ?? '-'}:${t.title}`)).sort();
+    const before = await anytime();
+    expect(before).toHaveLength(30);
+    const sqlite = app.deps.db.$client;
+    const dek = await dekOf(u.session);
+    const chunksBefore = chunks(u.userId);
+    // Added: a well-sealed row inserted directly (no index write): the count moves.
+    const src = sqlite.prepare('SELECT * FROM todos WHERE user_id = ? AND id = ?').get(u.userId, made[0].id) as Any;
+    const content = JSON.parse(open(dek, rowAad(u.userId, 'todos', src.id), src.sealed).toString());
+    const newId = '0F0F0F0F-0000-4000-8000-00000000ABCD';
+    const sealedNew = seal(dek, rowAad(u.userId, 'todos', newId), Buffer.from(JSON.stringify({ ...content, title: 'added behind' })));
+    sqlite
+      .prepare('INSERT INTO todos (id, user_id, parent_id, heading_id, sort_key, sealed, trashed_at, created_at, updated_at, heading_key) VALUES (?, ?, NULL, NULL, ?, ?, NULL, ?, ?, ?)')
+      .run(newId, u.userId, src.sort_key, sealedNew, src.created_at, src.updated_at, src.heading_key);
+    expect(await anytime()).toEqual([...before, '-:added behind'].sort());
+    // The chunk of the new row was rebuilt (it now holds the id); the others were left alone.
+    const bucket = String(bucketOf(newId));
+    const after = chunks(u.userId);
+    expect(JSON.parse(open(dek, rowAad(u.userId, INDEX_TABLE, bucket), after.find((r) => r.id === bucket)!.sealed).toString()).i.split('\n')).toContain(newId);
+    const unchanged = after.filter((r) => r.id !== bucket && chunksBefore.find((b) => b.id === r.id)?.sealed.equals(r.sealed));
+    expect(unchanged.length).toBeGreaterThan(0);
+    // Removed: a row deleted directly.
+    sqlite.prepare('DELETE FROM todos WHERE user_id = ? AND id = ?').run(u.userId, made[2].id);
+    expect(await anytime()).toEqual([...before, '-:added behind'].filter((t) => t !== '-:r02').sort());
+    // Changed: a row trashed directly and another moved into P1 directly (each bumps updated_at,
+    // as every write of a to-do row does): the placement kept in the chunk is refreshed.
+    sqlite.prepare('UPDATE todos SET trashed_at = updated_at, updated_at = updated_at + 1 WHERE user_id = ? AND id = ?').run(u.userId, made[4].id);
+    sqlite.prepare('UPDATE todos SET parent_id = ?, updated_at = updated_at + 1 WHERE user_id = ? AND id = ?').run(p1.id, u.userId, made[6].id);
+    const expected = [...before, '-:added behind'].filter((t) => t !== '-:r02' && t !== '-:r04').map((t) => (t === '-:r06' ? 'P1:r06' : t)).sort();
+    expect(await anytime()).toEqual(expected);
+    // The overview counts from the same rebuilt index.
+    expect((await u.req('GET', '/v1/views/overview')).counts.anytime).toBe(expected.length);
   });
 
   it('a chunk of another format version (or a malformed one) is rebuilt, and the answers are unchanged', async () => {
