@@ -1,7 +1,9 @@
 // OAuth 2.1 over HTTP (spec §5.2, DECISIONS §7; docs/oauth.md): discovery (RFC 8414, RFC 9728),
 // registration (RFC 7591), the authorize page and its wait endpoint, and the token endpoint.
 // Errors here are RFC 6749 JSON (`{error, error_description}`); a 429 stays the `rate_limited`
-// problem every bucket answers (spec §8.1). Models: server/oauth/.
+// problem every bucket answers (spec §8.1), with RFC 6749's `error: "temporarily_unavailable"` and
+// `error_description` added as extension members so an OAuth client library reads it as an OAuth
+// error too. Models: server/oauth/.
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import type { Deps } from '../server/deps.js';
 import { SCOPES } from '../server/scopes.js';
@@ -106,7 +108,7 @@ export function oauthRoutes(deps: Deps): Router {
     res.json(out);
   });
 
-  r.get('/oauth/authorize', (req, res) => {
+  r.get('/oauth/authorize', routeLimit(deps, 'oauthAuthorize'), (req, res) => {
     pageHeaders(res);
     const q = new URLSearchParams(req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?') + 1) : '');
     const one = (k: string) => q.getAll(k);
@@ -167,7 +169,10 @@ export function oauthRoutes(deps: Deps): Router {
   // RFC 6749 JSON for protocol errors and for bodies Express refused; problems for the rest.
   r.use((err: unknown, req: Request, res: Response, next: NextFunction) => {
     if (err instanceof OAuthError) return sendOAuthError(res, err);
-    if (err instanceof AppError) return sendProblem(deps, req, res, err);
+    if (err instanceof AppError) {
+      if (err.problemCode === 'rate_limited') return sendProblem(deps, req, res, err, { error: 'temporarily_unavailable', error_description: err.detail });
+      return sendProblem(deps, req, res, err);
+    }
     const status = (err as { status?: number; type?: string }).status;
     if (typeof status === 'number' && status >= 400 && status < 500) {
       return sendOAuthError(res, new OAuthError('invalid_request', status === 413 ? 'The body is too large.' : 'The body could not be read.', status === 413 ? 413 : 400));

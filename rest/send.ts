@@ -5,7 +5,11 @@ import type { Deps } from '../server/deps.js';
 import { finishProblem, toProblem } from '../routers/middleware/problems.js';
 import { requestState } from './state.js';
 
-export function sendProblem(deps: Deps, req: Request, res: Response, error: unknown): void {
+/**
+ * `members`: extension members added to the problem (RFC 9457 §3.2), e.g. RFC 6749's `error` and
+ * `error_description` on a /oauth/* refusal so an OAuth client library reads it too.
+ */
+export function sendProblem(deps: Deps, req: Request, res: Response, error: unknown, members?: Record<string, string>): void {
   const state = requestState(req);
   const { problem, headers, internalCause } = toProblem(error);
   if (internalCause !== undefined) {
@@ -17,5 +21,5 @@ export function sendProblem(deps: Deps, req: Request, res: Response, error: unkn
   for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
   res.setHeader('Content-Type', 'application/problem+json');
   res.setHeader('Cache-Control', 'no-store');
-  res.end(JSON.stringify(body));
+  res.end(JSON.stringify(members ? { ...body, ...members } : body));
 }

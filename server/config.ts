@@ -144,6 +144,8 @@ export const RATE_BUCKETS = {
   credentialWrites: { per: 'credential', limit: 120, windowMs: 5 * MINUTE },
   oauthToken: { per: 'ip', limit: 60, windowMs: MINUTE },
   oauthRegister: { per: 'ip', limit: 10, windowMs: HOUR },
+  /** Not in spec §8.1: each authorize page stores a pending request (20 min), so a page costs storage. */
+  oauthAuthorize: { per: 'ip', limit: 30, windowMs: MINUTE },
   approvalLookupUser: { per: 'user', limit: 10, windowMs: MINUTE },
   approvalLookupIp: { per: 'ip', limit: 30, windowMs: MINUTE },
   keyCreate: { per: 'user', limit: LIMITS.personalTokens.perDay, windowMs: DAY, countOn: 'success' },

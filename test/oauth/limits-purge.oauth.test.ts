@@ -29,9 +29,27 @@ describe('OAuth rate limits (spec §8.1)', () => {
       expect(r.status).toBe(401);
       expect(r.headers.get('ratelimit-limit')).toBe('60');
     }
-    expectProblem(await token(app, { grant_type: 'refresh_token', refresh_token: 'nope', client_id: 'cl_none' }), 429, 'rate_limited');
+    const refused = await token(app, { grant_type: 'refresh_token', refresh_token: 'nope', client_id: 'cl_none' });
+    expectProblem(refused, 429, 'rate_limited');
+    // The problem also reads as an RFC 6749 error for OAuth client libraries.
+    expect(refused.body).toMatchObject({ error: 'temporarily_unavailable', error_description: expect.any(String) });
     app.clock.advance(60_000);
     expect((await token(app, { grant_type: 'refresh_token', refresh_token: 'nope', client_id: 'cl_none' })).status).toBe(401);
+  });
+
+  it('GET /oauth/authorize: 30 per minute per IP (each page stores a pending request)', async () => {
+    app.clock.advance(60_000 - (app.clock() % 60_000));
+    const client = await register(app);
+    const url = () => authorizeUrl(app, { response_type: 'code', client_id: client.client_id, redirect_uri: REDIRECT, scope: 'todos:read', resource: app.deps.config.publicUrl, code_challenge: pkce().challenge, code_challenge_method: 'S256' });
+    const pending = () => (app.deps.db.$client.prepare('SELECT COUNT(*) AS n FROM oauth_requests').get() as { n: number }).n;
+    const before = pending();
+    for (let i = 0; i < 30; i++) expect((await fetch(url(), { redirect: 'manual' })).status).toBe(200);
+    const r = await fetch(url(), { redirect: 'manual' });
+    expect(r.status).toBe(429);
+    expect(Number(r.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(pending()).toBe(before + 30);
+    app.clock.advance(60_000);
+    expect((await fetch(url(), { redirect: 'manual' })).status).toBe(200);
   });
 
   it('approval lookups: 10 per minute per user, 30 per minute per IP', async () => {

@@ -28,6 +28,7 @@ const ERRORS = new Set(['invalid_request', 'invalid_client', 'invalid_grant', 'u
 let app: TestApp;
 let resource: string;
 const flows: OAuthFlow[] = [];
+let owner: Awaited<ReturnType<typeof fullUser>>;
 let publicClient: string;
 let basicClient: { id: string; secret: string };
 const statuses = new Map<string, number>();
@@ -35,8 +36,8 @@ const statuses = new Map<string, number>();
 beforeAll(async () => {
   app = await startApp({ CAIRN_RATE_LIMIT_FACTOR: '1000000000', CAIRN_DURABILITY: 'relaxed' }, { scryptLogN: 10 });
   resource = app.deps.config.publicUrl;
-  const u = await fullUser(app);
-  for (let i = 0; i < 3; i++) flows.push(await oauthFlow(app, u));
+  owner = await fullUser(app);
+  for (let i = 0; i < 3; i++) flows.push(await oauthFlow(app, owner));
   publicClient = (await call(app, 'POST', '/oauth/register', { body: { client_name: 'pub', redirect_uris: [OAUTH_REDIRECT] } })).body.client_id;
   const b = await call(app, 'POST', '/oauth/register', { body: { client_name: 'basic', redirect_uris: [OAUTH_REDIRECT], token_endpoint_auth_method: 'client_secret_basic' } });
   basicClient = { id: b.body.client_id, secret: b.body.client_secret };
@@ -47,7 +48,7 @@ const weird = fc.constantFrom('', ' ', '\u0000', '\ud800', 'a\udfffb', '\u202e',
 const str = fc.oneof(weird, fc.string({ maxLength: 30 }), fc.string({ unit: 'binary', maxLength: 30 }));
 const anyJson = fc.oneof(fc.constant(null), fc.boolean(), fc.integer(), fc.double(), str, fc.array(str, { maxLength: 3 }), fc.dictionary(fc.string({ maxLength: 5 }), str, { maxKeys: 3 }));
 
-type Req = { path: string; body: string; headers: Record<string, string>; what: string };
+type Req = { path: string; body: string; headers: Record<string, string>; what: string; flow?: number };
 
 /** encodeURIComponent, with a lone surrogate sent as the invalid UTF-8 bytes %ED%A0%80. */
 function enc(s: string): string {
@@ -122,7 +123,7 @@ const tokenArb: fc.Arbitrary<Req> = fc
         body = `${body}&x=${'y'.repeat(200_000)}`;
         break;
     }
-    return { path: '/oauth/token', body, headers, what: `${grant} ${client} ${secret} ${mutation}` };
+    return { path: '/oauth/token', body, headers, what: `${grant} ${client} ${secret} ${mutation}`, flow };
   });
 
 /** Registration (RFC 7591): JSON metadata and its mutations. */
@@ -163,6 +164,18 @@ const waitArb: fc.Arbitrary<Req> = fc.tuple(fc.oneof(fc.constantFrom(...['h']).m
   what: `wait ${m}`,
 }));
 
+/**
+ * A grant ends when the fuzz presents an old refresh token (reuse detection) or redeems its code
+ * again; without live grants the valid token requests could never succeed again, so a revoked
+ * flow is replaced by a new one before the next batch (its requests are generated afterwards).
+ */
+async function renewRevokedFlows(): Promise<void> {
+  const live = app.deps.db.$client.prepare('SELECT COUNT(*) AS n FROM oauth_grants WHERE client_id = ? AND revoked_at IS NULL');
+  for (let i = 0; i < flows.length; i++) {
+    if ((live.get(flows[i]!.clientId) as { n: number }).n === 0) flows[i] = await oauthFlow(app, owner);
+  }
+}
+
 async function send(r: Req): Promise<string | null> {
   const res = await fetch(app.url + r.path, { method: 'POST', headers: r.headers, body: r.body }).catch((e: Error) => e);
   if (res instanceof Error) return res instanceof TypeError && /header/i.test(res.message) ? null : `request failed: ${res.message}`;
@@ -190,7 +203,12 @@ async function send(r: Req): Promise<string | null> {
     return null;
   }
   if (r.path === '/oauth/register') return res.status === 201 && typeof body.client_id === 'string' ? null : `register success: ${where}`;
-  if (r.path === '/oauth/token') return res.status === 200 && body.token_type === 'Bearer' && typeof body.access_token === 'string' && typeof body.refresh_token === 'string' ? null : `token success: ${where}`;
+  if (r.path === '/oauth/token') {
+    if (res.status !== 200 || body.token_type !== 'Bearer' || typeof body.access_token !== 'string' || typeof body.refresh_token !== 'string') return `token success: ${where}`;
+    // The chain continues from the newest token: later valid requests of this flow present it.
+    if (r.flow !== undefined) flows[r.flow]!.refresh = body.refresh_token;
+    return null;
+  }
   return res.status === 200 && typeof body.status === 'string' ? null : `wait success: ${where}`;
 }
 
@@ -201,6 +219,7 @@ describe('fuzzing the OAuth endpoints outside /openapi.json (issue 18.2)', () =>
     let sent = 0;
     await fc.assert(
       fc.asyncProperty(fc.array(any, { minLength: BATCH, maxLength: BATCH }), async (batch) => {
+        await renewRevokedFlows();
         const errors = (await Promise.all(batch.map(send))).filter(Boolean);
         sent += batch.length;
         if (errors.length) throw new Error(errors.join('\n'));
