@@ -77,4 +77,25 @@ describe('CORS', () => {
     const docs = await fetch(`${app.url}/docs/`, { headers: { origin } });
     expect(docs.headers.get('access-control-allow-origin')).toBeNull();
   });
+
+  it('a browser-based OAuth client may call discovery, registration and the token endpoint; the authorize page and its wait endpoint stay same-origin', async () => {
+    const pre = await fetch(`${app.url}/oauth/token`, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' } });
+    expect(pre.status).toBe(204);
+    expect(pre.headers.get('access-control-allow-origin')).toBe('*');
+    expect(pre.headers.get('access-control-allow-headers')!.toLowerCase()).toMatch(/content-type/);
+    const reg = await call(app, 'POST', '/oauth/register', { body: { client_name: 'SPA', redirect_uris: ['https://app.example.org/cb'] }, headers: { origin } });
+    expect(reg.status).toBe(201);
+    const tok = await call(app, 'POST', '/oauth/token', { rawBody: `grant_type=refresh_token&refresh_token=x&client_id=${reg.body.client_id}`, headers: { origin, 'content-type': 'application/x-www-form-urlencoded' } });
+    expect(tok.status).toBe(400);
+    const meta = await fetch(`${app.url}/.well-known/oauth-authorization-server`, { headers: { origin } });
+    const resource = await fetch(`${app.url}/.well-known/oauth-protected-resource`, { headers: { origin } });
+    for (const res of [reg, tok, meta, resource]) {
+      expect(res.headers.get('access-control-allow-origin')).toBe('*');
+      expect(res.headers.get('access-control-allow-credentials')).toBeNull();
+    }
+    const wait = await fetch(`${app.url}/oauth/authorize/wait`, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'POST' } });
+    expect(wait.headers.get('access-control-allow-origin')).toBeNull();
+    const page = await fetch(`${app.url}/oauth/authorize?client_id=x`, { headers: { origin } });
+    expect(page.headers.get('access-control-allow-origin')).toBeNull();
+  });
 });
