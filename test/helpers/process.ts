@@ -1,6 +1,7 @@
-// The real server as a child process (tsx server/main.ts) on a DATA_DIR, for tests that kill it,
-// restart it or read what it prints. Loopback only.
-import { spawn, type ChildProcess } from 'node:child_process';
+// The real server as a child process (tsx server/main.ts, or with `built: true` what `npm start`
+// runs: node with the start script's flags on dist/server/main.js) on a DATA_DIR, for tests that
+// kill it, restart it or read what it prints. Loopback only.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { freePort } from './ports.js';
 import path from 'node:path';
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
@@ -19,10 +20,28 @@ export type ServerProcess = {
   stop: () => Promise<void>;
 };
 
+let built = false;
+/**
+ * `npm start`'s command: `prestart` (scripts/build-if-stale.mjs: compiles only when a source is
+ * newer than dist, ~25 s when it does) once per test process, then the start script's node flags
+ * on dist/server/main.js. Only one test file uses it (the load test), so two builds never race.
+ */
+export function startCommand(): string[] {
+  if (!built) {
+    execFileSync(process.execPath, [path.join(root, 'scripts', 'build-if-stale.mjs')], { cwd: root, timeout: 180_000 });
+    built = true;
+  }
+  const start = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+  const m = /^(?:exec )?node((?: --\S+)*) (dist\/server\/main\.js)$/.exec(start);
+  if (!m) throw new Error(`unexpected start script: ${start}`);
+  return [...m[1]!.trim().split(' ').filter(Boolean), m[2]!];
+}
+
 /** Starts the server and resolves once it logs that it listens. */
-export async function startServerProcess(dataDir: string, env: Record<string, string> = {}): Promise<ServerProcess> {
+export async function startServerProcess(dataDir: string, env: Record<string, string> = {}, opts: { built?: boolean } = {}): Promise<ServerProcess> {
   const port = await freePort();
-  const child = spawn(tsx, ['server/main.ts'], {
+  const [cmd, args] = opts.built ? [process.execPath, startCommand()] : [tsx, ['server/main.ts']];
+  const child = spawn(cmd, args, {
     cwd: root,
     env: { ...process.env, DATA_DIR: dataDir, CAIRN_SCRYPT_LOG_N: '14', LOG_LEVEL: 'info', CAIRN_RATE_LIMIT_FACTOR: '1000', PORT: String(port), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -61,7 +80,8 @@ export async function startServerProcess(dataDir: string, env: Record<string, st
 }
 
 /**
- * The pid of the node process that runs the server (tsx starts it as its child): the one to
+ * The pid of the node process that runs the server (tsx starts it as its child; a built server is
+ * the child itself): the one to
  * SIGKILL for a crash (killing tsx would leave it running) and to read /proc/<pid> of.
  */
 export function serverPid(s: ServerProcess): number {

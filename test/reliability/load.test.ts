@@ -1,12 +1,15 @@
-// Issue 18.6: load and leaks. The real server process under a fixed request rate (open loop: a
+// Issue 18.6: load and leaks. The real server process, built and started as `npm start` runs it,
+// under a fixed request rate (open loop: a
 // request starts every 1/rate s whether or not earlier ones finished) over a realistic mix of
 // four users: reads (a to-do, a page of the list), writes (create, patch, complete/reopen), views
 // (today, anytime, upcoming) and search. After a warm-up, every answer must be a success; p50/p99
 // are printed (docs/reliability.md records them); the server's RSS and open file descriptors
 // (/proc/<pid>; sockets counted apart, as they follow the client's connections) averaged over
 // the first and the last window differ by at most 10%.
-// `npm test`: LOAD_SECONDS=10 at LOAD_RATE=60/s; `npm run soak`: 60 s at 200/s (the machine is
-// shared: set LOAD_RATE near the bench's capacity on a quiet one, docs/reliability.md).
+// `npm test`: LOAD_SECONDS=10 at LOAD_RATE=60/s after 3 s; `npm run soak`: 60 s at 200/s after a
+// 30 s warm-up (the machine is shared: set LOAD_RATE near the bench's capacity on a quiet one).
+// Why the warm-up, and the proof that the RSS measure catches a 2 KB-per-request leak
+// (LOAD_INJECT_LEAK=2048 CAIRN_SOAK=1 must fail): docs/reliability.md, "What the RSS measure means".
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -19,7 +22,7 @@ import { fullUser, type Owner } from '../helpers/resources.js';
 const SOAK = !!process.env.CAIRN_SOAK;
 const SECONDS = Number(process.env.LOAD_SECONDS ?? (SOAK ? 60 : 10));
 const RATE = Number(process.env.LOAD_RATE ?? (SOAK ? 200 : 60));
-const WARMUP_S = SOAK ? 10 : 3;
+const WARMUP_S = SOAK ? 30 : 3; // docs/reliability.md, "What the RSS measure means"
 const WINDOW_S = SOAK ? 10 : 2;
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'cairn-load-'));
@@ -38,7 +41,8 @@ type U = Owner & { todos: string[] };
 // client after 4 s, before the server's 5 s keep-alive timeout. Otherwise a request sent on a
 // connection the server is closing at that moment fails with ECONNRESET (the keep-alive race every
 // HTTP client must avoid; the soak's first run hit it with Node's default lifo reuse).
-const agent = new Agent({ keepAlive: true, maxSockets: 16, timeout: 4_000, scheduling: 'fifo' });
+const POOL = 16;
+const agent = new Agent({ keepAlive: true, maxSockets: POOL, timeout: 4_000, scheduling: 'fifo' });
 function send(method: string, p: string, token: string, body?: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const req = request(server!.url + p, { method, agent, headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) } }, (res) => {
@@ -53,7 +57,11 @@ function send(method: string, p: string, token: string, body?: string): Promise<
 
 describe('load and leaks (issue 18.6)', () => {
   it(`${SECONDS} s at ${RATE} requests/s over reads, writes, views and search: no errors, RSS and fds flat`, async () => {
-    server = await startServerProcess(dataDir, { CAIRN_RATE_LIMIT_FACTOR: '1000000' });
+    // The built server as `npm start` runs it (node --max-semi-space-size=8 dist/server/main.js),
+    // not tsx: tsx's loader adds ~40 MiB of RSS of its own, and the flags change the heap.
+    // LOAD_INJECT_LEAK=<bytes>: the self-check that this test catches a per-request leak.
+    const leak: Record<string, string> = process.env.LOAD_INJECT_LEAK ? { NODE_OPTIONS: `--require ${path.join(import.meta.dirname, 'inject-leak.cjs')}`, LOAD_INJECT_LEAK: process.env.LOAD_INJECT_LEAK } : {};
+    server = await startServerProcess(dataDir, { CAIRN_RATE_LIMIT_FACTOR: '1000000', ...leak }, { built: true });
     const s = server;
     const pid = serverPid(s);
     const users: U[] = [];
@@ -124,7 +132,9 @@ describe('load and leaks (issue 18.6)', () => {
     expect(errors.slice(0, 5)).toEqual([]);
     expect(Math.abs(last.rss - first.rss) / first.rss).toBeLessThanOrEqual(0.1);
     expect(Math.abs(last.fds - first.fds) / first.fds).toBeLessThanOrEqual(0.1);
-    // Sockets: the client's pool of 16, the listener, tsx's IPC channel, a few closing: no growth.
-    expect(last.sockets).toBeLessThanOrEqual(first.sockets + 4);
-  }, 60_000 + (WARMUP_S + SECONDS) * 3_000);
+    // Sockets: at most the client's pool of 16, the listener and some closing. Bounded by the pool,
+    // not by the first window: how many of the 16 are open at a sample follows the latency of the
+    // moment (8 in a quiet first window, 16 after one slow answer), which is the client's doing.
+    expect(last.sockets).toBeLessThanOrEqual(POOL + 8);
+  }, 180_000 + (WARMUP_S + SECONDS) * 3_000); // the first start may build dist (~25 s, more on a busy machine)
 });
