@@ -72,8 +72,16 @@ export async function startServerProcess(dataDir: string, env: Record<string, st
     exited,
     stop: async () => {
       if (child.exitCode === null && child.signalCode === null) {
+        // The server's own process (tsx's child) is looked up first: should tsx end without it,
+        // it is ended here rather than left running on the test's DATA_DIR.
+        const pid = serverPid({ child });
         child.kill('SIGTERM');
         await exited;
+        try {
+          if (pid !== child.pid) process.kill(pid, 'SIGKILL');
+        } catch {
+          // Already gone, as it should be.
+        }
       }
     },
   };
@@ -84,7 +92,7 @@ export async function startServerProcess(dataDir: string, env: Record<string, st
  * the child itself): the one to
  * SIGKILL for a crash (killing tsx would leave it running) and to read /proc/<pid> of.
  */
-export function serverPid(s: ServerProcess): number {
+export function serverPid(s: Pick<ServerProcess, 'child'>): number {
   let pid = s.child.pid!;
   for (;;) {
     let children: string[] = [];
