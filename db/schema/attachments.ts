@@ -50,7 +50,7 @@ export const attachmentChunks = sqliteTable(
       .references(() => users.id, { onDelete: 'cascade' }),
     sealed: blob('sealed', { mode: 'buffer' }).notNull(),
   },
-  (t) => [primaryKey({ columns: [t.attachmentId, t.idx] }), index('attachment_chunks_user').on(t.userId)],
+  (t) => [primaryKey({ columns: [t.attachmentId, t.idx] }), index('attachment_chunks_user').on(t.userId, t.attachmentId)],
 );
 
 /**

@@ -102,7 +102,9 @@ export const todos = sqliteTable(
 
 /**
  * Tags on a to-do: a plaintext relation (DECISIONS §3). Deleting a tag cascades here, so the tag
- * leaves every to-do (spec §4.13). `position` keeps the order the client gave.
+ * leaves every to-do (spec §4.13). `position` keeps the order the client gave. Both secondary
+ * indexes lead with the pair a query names (user + to-do, tag + user): with `user_id` alone SQLite
+ * chose it for `user_id = ? AND todo_id = ?` and walked every link of the account (0013).
  */
 export const todoTags = sqliteTable(
   'todo_tags',
@@ -118,5 +120,5 @@ export const todoTags = sqliteTable(
       .references(() => users.id, { onDelete: 'cascade' }),
     position: integer('position').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.todoId, t.tagId] }), index('todo_tags_tag').on(t.tagId), index('todo_tags_user').on(t.userId)],
+  (t) => [primaryKey({ columns: [t.todoId, t.tagId] }), index('todo_tags_tag').on(t.tagId, t.userId), index('todo_tags_user').on(t.userId, t.todoId)],
 );
