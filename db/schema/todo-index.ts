@@ -11,7 +11,7 @@ export const todoIndexChunks = sqliteTable(
     userId: text('user_id')
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
-    /** The bucket number ('0'..'63'), a hash of the to-do id (server/index/todo-index.ts bucketOf). */
+    /** The chunk: a bucket number ('0'..'63', a hash of the to-do id, server/index/todo-index.ts bucketOf), with a layer prefix ('t': search text) and '+' for a bucket's delta chunk. */
     id: text('id').notNull(),
     sealed: blob('sealed', { mode: 'buffer' }).notNull(),
   },

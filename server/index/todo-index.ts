@@ -3,7 +3,14 @@
 // per request does not scale (~10 µs a row). The index keeps those attributes for every to-do of
 // an account in BUCKETS sealed chunks (table todo_index_chunks), one JSON blob each, sealed with
 // AES-256-GCM under the user's data key, AAD = user id + table + chunk id like every sealed row.
-// A to-do belongs to the chunk `bucketOf(id)` (a hash of its id), so a write re-seals one chunk.
+// A to-do belongs to the bucket `bucketOf(id)` (a hash of its id).
+//
+// Each bucket has a base chunk and, since issue 12's write pass, a small delta chunk ('+N', 't+N')
+// holding the entries written since the base was last sealed; a delta entry replaces the base's
+// entry for the same id. A write re-seals only its bucket's delta chunk in each layer (a few KB),
+// and the write that would take a delta past DELTA_MAX entries folds it into the base (one base
+// re-seal per DELTA_MAX writes to a bucket). Readers open base and delta together. Before deltas,
+// every write re-sealed two chunks that grow with the account (~150 KB at 50,000 to-dos).
 //
 // Two layers of chunks, each BUCKETS chunks: the attribute chunks (ids '0'..'63') hold each
 // to-do's sealed status, dates, flags, priority, completion time and recurrence; the search-text
@@ -84,6 +91,8 @@ type Layer<C extends AnyChunk, T> = {
   /** Replaces `del` (0 or 1) entries at position k by x, in the layer's own columns (ids and stamps are done by the caller). */
   splice: (c: C, k: number, del: number, x: T) => void;
   payload: (c: C, k: number) => T;
+  /** A payload with a row's new placement (restamps: heading delete and convert, tag delete). */
+  replace: (x: T, row: Placed) => T;
   valid: (c: AnyChunk) => boolean;
 };
 
@@ -131,6 +140,7 @@ const ATTRS: Layer<AttrChunk, AttrEntry> = {
     };
   },
   payload: (c, k) => ({ ...attrsAt(c, k), trashedAt: c.x[k] ?? null, parentId: c.q[k]! < 0 ? null : c.P[c.q[k]!]! }),
+  replace: (x, row) => ({ ...x, trashedAt: row.trashedAt, parentId: row.parentId }),
   splice: (c, k, del, a) => {
     const put = (str: string, digit: number) => str.slice(0, k) + String.fromCharCode(48 + digit) + str.slice(k + del);
     c.s = put(c.s, STATUSES.indexOf(a.status));
@@ -157,6 +167,7 @@ const TEXT: Layer<TextChunk, TodoText> = {
   make: (c) => ({ title: fold(c.title), body: fold([c.notes ?? '', ...c.checklist.map((i) => i.title)].join('\n')) }),
   encode: (i, u, xs) => ({ v: 3, i, u, t: xs.map((x) => x.title), b: xs.map((x) => x.body) }),
   payload: (c, k) => ({ title: c.t[k]!, body: c.b[k]! }),
+  replace: (x) => x,
   splice: (c, k, del, x) => {
     c.t.splice(k, del, x.title);
     c.b.splice(k, del, x.body);
@@ -233,17 +244,28 @@ export function bucketOf(id: string): number {
 }
 
 const chunkId = (layer: { prefix: string }, bucket: number) => `${layer.prefix}${bucket}`;
+/** A bucket's delta chunk: the entries written since its base chunk was last sealed. */
+const deltaId = (layer: { prefix: string }, bucket: number) => `${layer.prefix}+${bucket}`;
 const aad = (userId: string, id: string) => rowAad(userId, INDEX_TABLE, id);
+
+/**
+ * Entries a bucket's delta chunk holds before the write that would exceed it folds them into the
+ * base chunk. A write re-seals the (small) delta chunk; one write in DELTA_MAX per bucket re-seals
+ * the base. Per write that is about DELTA_MAX/2 + base/DELTA_MAX entries re-sealed instead of the
+ * whole base (at 50,000 to-dos ~40 entries instead of ~800; docs/performance.md).
+ */
+export const DELTA_MAX = 32;
 
 type Stmts = {
   get: Database.Statement;
+  has: Database.Statement;
+  drop: Database.Statement;
   some: Database.Statement;
   put: Database.Statement;
   stamps: Database.Statement;
   sealedOf: Database.Statement;
   placeOf: Database.Statement;
   totals: Database.Statement;
-  all: Database.Statement;
   order: Database.Statement;
 };
 const stmtCache = new WeakMap<Database.Database, Stmts>();
@@ -252,6 +274,8 @@ function stmts(db: Database.Database): Stmts {
   if (!s) {
     s = {
       get: db.prepare(`SELECT sealed FROM ${INDEX_TABLE} WHERE user_id = ? AND id = ?`),
+      has: db.prepare(`SELECT 1 FROM ${INDEX_TABLE} WHERE user_id = ? AND id = ?`).pluck(true),
+      drop: db.prepare(`DELETE FROM ${INDEX_TABLE} WHERE user_id = ? AND id = ?`),
       some: db.prepare(`SELECT id, sealed FROM ${INDEX_TABLE} WHERE user_id = ? AND id IN (SELECT value FROM json_each(?))`).raw(true),
       put: db.prepare(`INSERT INTO ${INDEX_TABLE} (user_id, id, sealed) VALUES (?, ?, ?) ON CONFLICT (user_id, id) DO UPDATE SET sealed = excluded.sealed`),
       stamps: db.prepare('SELECT id FROM todos WHERE user_id = ?').pluck(true),
@@ -260,7 +284,6 @@ function stmts(db: Database.Database): Stmts {
       // reaches JavaScript): how many to-dos, and the sum of their stamps modulo 2^32 (exact in
       // a double up to 2^21 rows).
       totals: db.prepare('SELECT count(*), coalesce(sum(updated_at % 4294967296), 0) FROM todos WHERE user_id = ?').raw(true),
-      all: db.prepare(`SELECT id, sealed FROM ${INDEX_TABLE} WHERE user_id = ? AND id IN (SELECT value FROM json_each(?))`).raw(true),
       order: db.prepare('SELECT id, updated_at FROM todos WHERE user_id = ? ORDER BY id').raw(true),
       sealedOf: db.prepare('SELECT id, updated_at AS updatedAt, trashed_at AS trashedAt, parent_id AS parentId, sealed FROM todos WHERE user_id = ? AND id IN (SELECT value FROM json_each(?))'),
     };
@@ -308,7 +331,10 @@ function encodeEntries<C extends AnyChunk, T>(layer: Layer<C, T>, entries: Map<s
   );
 }
 
-/** Rebuilds one chunk of a layer from the to-do rows of its bucket (opens each of them once). */
+/**
+ * Rebuilds one bucket of a layer from the to-do rows (opens each of them once): the base chunk
+ * holds every entry, and the delta chunk is dropped.
+ */
 function rebuildChunk<C extends AnyChunk, T>(db: Database.Database, o: IndexOwner, layer: Layer<C, T>, bucket: number, ids?: readonly string[]): C {
   const s = stmts(db);
   const mine = ids ?? (s.stamps.all(o.userId) as string[]).filter((id) => bucketOf(id) === bucket);
@@ -320,44 +346,83 @@ function rebuildChunk<C extends AnyChunk, T>(db: Database.Database, o: IndexOwne
   }
   const c = encodeEntries(layer, entries);
   writeChunk(db, o, chunkId(layer, bucket), c);
+  s.drop.run(o.userId, deltaId(layer, bucket));
   return c;
 }
 
-/** Reads (or, when missing or unreadable, rebuilds) the chunk of a layer a to-do belongs to. */
-function chunkFor<C extends AnyChunk, T>(db: Database.Database, o: IndexOwner, layer: Layer<C, T>, bucket: number): C {
+/** A bucket's base chunk as stored, or rebuilt from the rows when missing or unreadable (then `rebuilt`). */
+function baseFor<C extends AnyChunk, T>(db: Database.Database, o: IndexOwner, layer: Layer<C, T>, bucket: number): { c: C; rebuilt: boolean } {
   const id = chunkId(layer, bucket);
   const row = stmts(db).get.get(o.userId, id) as { sealed: Buffer } | undefined;
-  return (row && openChunk(o, layer, id, row.sealed)) ?? rebuildChunk(db, o, layer, bucket);
+  const c = row && openChunk(o, layer, id, row.sealed);
+  return c ? { c, rebuilt: false } : { c: rebuildChunk(db, o, layer, bucket), rebuilt: true };
+}
+
+/**
+ * A bucket's delta chunk for a write: empty when there is none yet (then the base must exist: a
+ * missing base is rebuilt from the rows first, so a missing base always means a lost one), or
+ * null when the stored one does not open (the caller rebuilds the bucket from the rows).
+ */
+function deltaFor<C extends AnyChunk, T>(db: Database.Database, o: IndexOwner, layer: Layer<C, T>, bucket: number): C | null {
+  const s = stmts(db);
+  const id = deltaId(layer, bucket);
+  const row = s.get.get(o.userId, id) as { sealed: Buffer } | undefined;
+  if (row) return openChunk(o, layer, id, row.sealed);
+  if (!s.has.get(o.userId, chunkId(layer, bucket))) rebuildChunk(db, o, layer, bucket);
+  return layer.encode('', [], []);
+}
+
+/** Puts an entry into a chunk in place (replacing the id's entry if any), keeping ids in order. */
+function putEntry<C extends AnyChunk, T>(layer: Layer<C, T>, c: C, id: string, u: number, x: T): void {
+  const ids = idsOf(c);
+  let lo = 0;
+  let hi = ids.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (ids[mid]! < id) lo = mid + 1;
+    else hi = mid;
+  }
+  let del = ids[lo] === id ? 1 : 0;
+  if (!del) {
+    // Never a second entry for an id, even in a chunk whose ids were somehow not in order.
+    const at = ids.indexOf(id);
+    if (at >= 0) [lo, del] = [at, 1];
+  }
+  ids.splice(lo, del, id);
+  c.i = ids.join('\n');
+  c.u.splice(lo, del, u);
+  layer.splice(c, lo, del, x);
+}
+
+/** Stores a bucket's changed delta chunk, or, past DELTA_MAX entries, folds it into the base. */
+function saveDelta<C extends AnyChunk, T>(db: Database.Database, o: IndexOwner, layer: Layer<C, T>, bucket: number, d: C): void {
+  if (d.u.length <= DELTA_MAX) {
+    if (d.u.length) writeChunk(db, o, deltaId(layer, bucket), d);
+    else stmts(db).drop.run(o.userId, deltaId(layer, bucket));
+    return;
+  }
+  const base = baseFor(db, o, layer, bucket);
+  // A rebuilt base holds the rows as they are now (this write included) and dropped the delta.
+  if (base.rebuilt) return;
+  const ids = idsOf(d);
+  for (let k = 0; k < ids.length; k++) putEntry(layer, base.c, ids[k]!, d.u[k]!, layer.payload(d, k));
+  writeChunk(db, o, chunkId(layer, bucket), base.c);
+  stmts(db).drop.run(o.userId, deltaId(layer, bucket));
 }
 
 /**
  * Write hook: the to-do's new sealed content and its new `updatedAt`, in the caller's
- * transaction (same connection). Re-seals one chunk of each layer.
+ * transaction (same connection), after the row is written. Re-seals the delta chunk of its
+ * bucket in each layer (and, once in DELTA_MAX writes to the bucket, the base chunk).
  */
 export function indexTodo(db: Database.Database, o: IndexOwner, row: PlacedRow, content: TodoContent): void {
   const bucket = bucketOf(row.id);
   eachLayer((layer) => {
-    // In place: the entry's position in the sorted ids, then one splice per column.
-    const c = chunkFor(db, o, layer, bucket);
-    const ids = idsOf(c);
-    let lo = 0;
-    let hi = ids.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (ids[mid]! < row.id) lo = mid + 1;
-      else hi = mid;
-    }
-    let del = ids[lo] === row.id ? 1 : 0;
-    if (!del) {
-      // Never a second entry for an id, even in a chunk whose ids were somehow not in order.
-      const at = ids.indexOf(row.id);
-      if (at >= 0) [lo, del] = [at, 1];
-    }
-    ids.splice(lo, del, row.id);
-    c.i = ids.join('\n');
-    c.u.splice(lo, del, row.updatedAt);
-    layer.splice(c, lo, del, layer.make(content, row));
-    writeChunk(db, o, chunkId(layer, bucket), c);
+    const d = deltaFor(db, o, layer, bucket);
+    // A delta that does not open: the bucket is rebuilt from the rows (this write included).
+    if (!d) return void rebuildChunk(db, o, layer, bucket);
+    putEntry(layer, d, row.id, row.updatedAt, layer.make(content, row));
+    saveDelta(db, o, layer, bucket, d);
   });
 }
 
@@ -372,18 +437,24 @@ function byBucket(ids: readonly string[]): Map<number, string[]> {
   return out;
 }
 
-/** Write hook: the to-dos are gone (DELETE, a container delete's cascade). One re-seal per chunk. */
+/** Write hook: the to-dos are gone (DELETE, a container delete's cascade). */
 export function unindexTodos(db: Database.Database, o: IndexOwner, todoIds: readonly string[]): void {
+  const s = stmts(db);
   for (const [bucket, list] of byBucket(todoIds)) {
     eachLayer((layer) => {
-      const id = chunkId(layer, bucket);
-      const row = stmts(db).get.get(o.userId, id) as { sealed: Buffer } | undefined;
-      const c = row && openChunk(o, layer, id, row.sealed);
-      if (!c) return; // a missing or unreadable chunk is rebuilt without them on the next read
-      const entries = entriesOf(layer, c);
-      let changed = false;
-      for (const todoId of list) changed = entries.delete(todoId) || changed;
-      if (changed) writeChunk(db, o, id, encodeEntries(layer, entries));
+      // Out of the base and out of the delta; a missing or unreadable chunk is rebuilt without
+      // them on the next read.
+      for (const id of [chunkId(layer, bucket), deltaId(layer, bucket)]) {
+        const row = s.get.get(o.userId, id) as { sealed: Buffer } | undefined;
+        const c = row && openChunk(o, layer, id, row.sealed);
+        if (!c) continue;
+        const entries = entriesOf(layer, c);
+        let changed = false;
+        for (const todoId of list) changed = entries.delete(todoId) || changed;
+        if (!changed) continue;
+        if (entries.size || id === chunkId(layer, bucket)) writeChunk(db, o, id, encodeEntries(layer, entries));
+        else s.drop.run(o.userId, id);
+      }
     });
   }
 }
@@ -403,25 +474,33 @@ export function restampTodos(db: Database.Database, o: IndexOwner, ids: readonly
   for (const r of stmts(db).placeOf.all(o.userId, JSON.stringify(ids)) as PlacedRow[]) now.set(r.id, r);
   for (const [bucket, list] of byBucket(ids)) {
     eachLayer((layer) => {
-      const c = chunkFor(db, o, layer, bucket);
-      const ids = idsOf(c);
-      const attr = layer.prefix === ATTRS.prefix ? (c as unknown as AttrChunk) : null;
+      const d = deltaFor(db, o, layer, bucket);
+      if (!d) return void rebuildChunk(db, o, layer, bucket);
+      let base: C0 | null = null;
       for (const id of list) {
-        const k = ids.indexOf(id);
         const r = now.get(id);
-        if (k < 0 || !r) continue;
-        c.u[k] = r.updatedAt;
-        if (attr) {
-          if (r.trashedAt === null) delete attr.x[k];
-          else attr.x[k] = r.trashedAt;
-          attr.q[k] = parentSlot(attr, r.parentId);
+        if (!r) continue;
+        const inDelta = idsOf(d).indexOf(id);
+        let x: unknown;
+        if (inDelta >= 0) x = layer.payload(d, inDelta);
+        else {
+          if (!base) {
+            const got = baseFor(db, o, layer, bucket);
+            // Rebuilt from the rows, which already hold the new stamps and placement.
+            if (got.rebuilt) return;
+            base = got.c;
+          }
+          const k = idsOf(base).indexOf(id);
+          if (k < 0) continue;
+          x = layer.payload(base, k);
         }
+        putEntry(layer, d, id, r.updatedAt, layer.replace(x, r));
       }
-      if (attr) compactParents(attr);
-      writeChunk(db, o, chunkId(layer, bucket), c);
+      saveDelta(db, o, layer, bucket, d);
     });
   }
 }
+type C0 = AnyChunk;
 
 /**
  * Where each of the caller's rows sits in the opened chunks: chunk `slot[k]`, entry `at[k]`
@@ -429,13 +508,20 @@ export function restampTodos(db: Database.Database, o: IndexOwner, ids: readonly
  */
 type Located<C> = { chunks: C[]; slot: Uint16Array; at: Int32Array };
 
+/** Whether the joined id string holds `id` as the entry starting at `off`. */
+function idAt(joined: string, off: number, id: string): boolean {
+  const end = off + id.length;
+  return joined.startsWith(id, off) && (end === joined.length || joined.charCodeAt(end) === 10);
+}
+
 /**
  * One layer's entries for the given rows (their plaintext ids and updatedAt, read by the caller
- * in this request, best in id order: a chunk is then matched by position). Opens only the chunks
- * these rows fall in; a chunk that is missing, does not open, is of another format or holds a
- * stale entry for one of the rows is rebuilt from the rows first. With `wholeAccount` (the rows
- * are every to-do of the account), a chunk holding entries of rows that no longer exist is
- * rebuilt too, so deleted to-dos do not linger in it.
+ * in this request, best in id order: a chunk is then matched by position). Opens only the buckets
+ * these rows fall in (base and delta chunk; a delta entry overrides the base's entry for the same
+ * id); a bucket whose base is missing, does not open, is of another format, or holds a stale
+ * entry for one of the rows is rebuilt from the rows first. With `wholeAccount` (the rows are
+ * every to-do of the account), a bucket holding entries of rows that no longer exist is rebuilt
+ * too, so deleted to-dos do not linger in it.
  */
 function locate<C extends AnyChunk, T>(db: Database.Database, o: IndexOwner, layer: Layer<C, T>, ids: readonly string[], stamps: ArrayLike<number>, opts: { wholeAccount?: boolean | undefined }): Located<C> {
   const n = ids.length;
@@ -458,48 +544,92 @@ function locate<C extends AnyChunk, T>(db: Database.Database, o: IndexOwner, lay
 
   const s = stmts(db);
   const stored = new Map<string, Buffer>();
-  for (const r of s.some.all(o.userId, JSON.stringify(buckets.map((b) => chunkId(layer, b)))) as [string, Buffer][]) stored.set(r[0], r[1]);
+  const names = buckets.flatMap((b) => [chunkId(layer, b), deltaId(layer, b)]);
+  for (const r of s.some.all(o.userId, JSON.stringify(names)) as [string, Buffer][]) stored.set(r[0], r[1]);
 
-  /** Places the bucket's rows in chunk `c`; false when the chunk does not match them. */
-  const place = (b: number, c: C, strict: boolean): boolean => {
+  /**
+   * Places the bucket's rows in its base chunk `c` and delta chunk `d`; false (nothing placed)
+   * when the chunks do not match them. Strict: every row must have a current entry, and with
+   * `wholeAccount` no entry may be left over.
+   */
+  const place = (b: number, c: C, d: C | null, strict: boolean): boolean => {
     const from = count[b]!;
     const len = count[b + 1]! - from;
     const m = c.u.length;
-    if (opts.wholeAccount && strict && m !== len) return false;
-    const slotNo = out.chunks.length;
-    let j = 0;
-    // Fast path: the rows come in the chunk's (id) order; their ids are compared in place in the
-    // chunk's joined id string (no string per entry).
-    const joined = c.i;
-    for (let off = 0; j < len && j < m; j++) {
-      const k = order[from + j]!;
-      const id = ids[k]!;
-      const end = off + id.length;
-      if (!joined.startsWith(id, off) || (end < joined.length && joined.charCodeAt(end) !== 10)) break;
-      off = end + 1;
-      if (c.u[j] !== stamps[k]) {
-        if (strict) return false;
-        continue;
-      }
-      out.slot[k] = slotNo;
-      out.at[k] = j;
+    const dn = d ? d.u.length : 0;
+    const baseSlot = out.chunks.length;
+    const deltaSlot = baseSlot + 1;
+    const slot = new Uint16Array(len);
+    const at = new Int32Array(len).fill(-1);
+    let dpos: Map<string, number> | null = null;
+    if (d && dn) {
+      dpos = new Map();
+      const list = idsOf(d);
+      for (let e = 0; e < dn; e++) dpos.set(list[e]!, e);
     }
-    if (j < len) {
-      const pos = new Map<string, number>();
-      const list = idsOf(c);
-      for (let e = 0; e < list.length; e++) pos.set(list[e]!, e);
-      for (; j < len; j++) {
-        const k = order[from + j]!;
-        const e = pos.get(ids[k]!);
-        if (e === undefined || c.u[e] !== stamps[k]) {
+    let bpos: Map<string, number> | null = null;
+    let dHits = 0;
+    // Fast path: the rows come in the base's (id) order; their ids are compared in place in the
+    // base's joined id string (no string per entry). An entry the delta overrides is skipped.
+    const joined = c.i;
+    let off = 0;
+    let j = 0;
+    for (let r = 0; r < len; r++) {
+      const k = order[from + r]!;
+      const id = ids[k]!;
+      const here = !bpos && j < m && idAt(joined, off, id);
+      const e = dpos ? dpos.get(id) : undefined;
+      if (e !== undefined) {
+        dHits++;
+        if (here) {
+          off += id.length + 1;
+          j++;
+        }
+        if (d!.u[e] !== stamps[k]) {
           if (strict) return false;
           continue;
         }
-        out.slot[k] = slotNo;
-        out.at[k] = e;
+        slot[r] = deltaSlot;
+        at[r] = e;
+        continue;
       }
+      let pos = -1;
+      if (here) {
+        pos = j;
+        off += id.length + 1;
+        j++;
+      } else {
+        if (!bpos) {
+          bpos = new Map();
+          const list = idsOf(c);
+          for (let x = 0; x < list.length; x++) bpos.set(list[x]!, x);
+        }
+        pos = bpos.get(id) ?? -1;
+      }
+      if (pos < 0 || c.u[pos] !== stamps[k]) {
+        if (strict) return false;
+        continue;
+      }
+      slot[r] = baseSlot;
+      at[r] = pos;
+    }
+    if (opts.wholeAccount && strict) {
+      if (dHits !== dn) return false;
+      if (bpos) {
+        // Every base entry is a row's, directly or overridden by the delta.
+        let overlap = 0;
+        if (dpos) for (const id of dpos.keys()) if (bpos.has(id)) overlap++;
+        if (m + dn - overlap !== len) return false;
+      } else if (j !== m) return false;
     }
     out.chunks.push(c);
+    if (d) out.chunks.push(d);
+    else out.chunks.push(c); // keeps the slot numbering; never pointed at
+    for (let r = 0; r < len; r++) {
+      const k = order[from + r]!;
+      out.slot[k] = slot[r]!;
+      out.at[k] = at[r]!;
+    }
     return true;
   };
 
@@ -507,17 +637,19 @@ function locate<C extends AnyChunk, T>(db: Database.Database, o: IndexOwner, lay
   for (const b of buckets) {
     const id = chunkId(layer, b);
     const blob = stored.get(id);
+    const dBlob = stored.get(deltaId(layer, b));
     // An empty bucket with no chunk is fine (nothing to index there).
-    if (!blob && count[b + 1] === count[b]) continue;
+    if (!blob && !dBlob && count[b + 1] === count[b]) continue;
     const c = blob ? openChunk(o, layer, id, blob) : null;
-    if (!c || !place(b, c, true)) stale.push(b);
+    const d = dBlob ? openChunk(o, layer, deltaId(layer, b), dBlob) : null;
+    if (!c || (dBlob && !d) || !place(b, c, d, true)) stale.push(b);
   }
   if (stale.length) {
     // Rebuilding writes: one short transaction (nested as a savepoint inside a caller's).
     db.transaction(() => {
       for (const b of stale) {
         const mine = opts.wholeAccount ? Array.from(order.subarray(count[b]!, count[b + 1]!), (k) => ids[k]!) : undefined;
-        place(b, rebuildChunk(db, o, layer, b, mine), false);
+        place(b, rebuildChunk(db, o, layer, b, mine), null, false);
       }
     })();
   }
@@ -599,59 +731,79 @@ export type AccountIndex = {
 
 export function accountIndex(db: Database.Database, o: IndexOwner): AccountIndex {
   const s = stmts(db);
-  const names = JSON.stringify(Array.from({ length: BUCKETS }, (_, b) => chunkId(ATTRS, b)));
+  const names = JSON.stringify(Array.from({ length: BUCKETS }, (_, b) => [chunkId(ATTRS, b), deltaId(ATTRS, b)]).flat());
   const [count, sum] = s.totals.get(o.userId) as [number, number];
-  const read = (): AttrChunk[] | null => {
-    const out: AttrChunk[] = [];
-    let n = 0;
-    let total = 0;
-    for (const r of s.all.all(o.userId, names) as [string, Buffer][]) {
+  /** Every bucket's entries in id order (a delta entry replacing the base's), if the totals match. */
+  const read = (): AccountIndex | null => {
+    const base: (AttrChunk | undefined)[] = [];
+    const delta: (AttrChunk | undefined)[] = [];
+    for (const r of s.some.all(o.userId, names) as [string, Buffer][]) {
       const c = openChunk(o, ATTRS, r[0], r[1]);
       if (!c) return null;
-      out[Number(r[0])] = c;
-      n += c.u.length;
-      for (const u of c.u) total += u % 4294967296;
+      if (r[0].startsWith('+')) delta[Number(r[0].slice(1))] = c;
+      else base[Number(r[0])] = c;
     }
-    return n === count && total === sum ? out : null;
-  };
-  let chunks = read();
-  if (!chunks) {
-    // Something changed behind the index's back (or a chunk is missing or unreadable): the
-    // per-row check rebuilds exactly the chunks that do not match the rows.
-    const rows = s.order.all(o.userId) as [string, number][];
-    locate(db, o, ATTRS, rows.map((r) => r[0]), Float64Array.from(rows, (r) => r[1]), { wholeAccount: true });
-    chunks = read();
-    if (!chunks) throw new Error('the sealed to-do index does not match the rows after a rebuild');
-  }
-  const list = chunks.filter((c) => c !== undefined);
-  let n = 0;
-  for (const c of list) n += c.u.length;
-  const located: Located<AttrChunk> = { chunks: list, slot: new Uint16Array(n), at: new Int32Array(n) };
-  const ids = new Array<string>(n);
-  const stamps = new Float64Array(n);
-  let k = 0;
-  list.forEach((c, slot) => {
-    const these = idsOf(c);
-    for (let j = 0; j < these.length; j++, k++) {
-      ids[k] = these[j]!;
-      stamps[k] = c.u[j]!;
-      located.slot[k] = slot;
-      located.at[k] = j;
+    const chunks: AttrChunk[] = [];
+    const slots: number[] = [];
+    const ats: number[] = [];
+    const ids: string[] = [];
+    const stamps: number[] = [];
+    let total = 0;
+    for (let b = 0; b < BUCKETS; b++) {
+      const c = base[b];
+      const d = delta[b];
+      if (!c) {
+        // A delta without its base: the base was lost.
+        if (d) return null;
+        continue;
+      }
+      const cs = chunks.push(c) - 1;
+      const bi = idsOf(c);
+      const di = d ? idsOf(d) : [];
+      const ds = d ? chunks.push(d) - 1 : -1;
+      let i = 0;
+      let e = 0;
+      while (i < bi.length || e < di.length) {
+        if (e < di.length && (i >= bi.length || di[e]! <= bi[i]!)) {
+          if (i < bi.length && bi[i] === di[e]) i++;
+          ids.push(di[e]!);
+          stamps.push(d!.u[e]!);
+          slots.push(ds);
+          ats.push(e++);
+        } else {
+          ids.push(bi[i]!);
+          stamps.push(c.u[i]!);
+          slots.push(cs);
+          ats.push(i++);
+        }
+        total += stamps[stamps.length - 1]! % 4294967296;
+      }
     }
-  });
-  const chunkOf = (k: number) => list[located.slot[k]!]!;
-  return {
-    n,
-    ids,
-    stamps,
-    trashedAt: (k) => chunkOf(k).x[located.at[k]!] ?? null,
-    parentId: (k) => {
-      const c = chunkOf(k);
-      const j = c.q[located.at[k]!]!;
-      return j < 0 ? null : c.P[j]!;
-    },
-    attrs: new AttrView(located),
+    if (ids.length !== count || total !== sum) return null;
+    const located: Located<AttrChunk> = { chunks, slot: Uint16Array.from(slots), at: Int32Array.from(ats) };
+    const chunkOf = (k: number) => chunks[located.slot[k]!]!;
+    return {
+      n: ids.length,
+      ids,
+      stamps: Float64Array.from(stamps),
+      trashedAt: (k) => chunkOf(k).x[located.at[k]!] ?? null,
+      parentId: (k) => {
+        const c = chunkOf(k);
+        const j = c.q[located.at[k]!]!;
+        return j < 0 ? null : c.P[j]!;
+      },
+      attrs: new AttrView(located),
+    };
   };
+  const got = read();
+  if (got) return got;
+  // Something changed behind the index's back (or a chunk is missing or unreadable): the
+  // per-row check rebuilds exactly the buckets that do not match the rows.
+  const rows = s.order.all(o.userId) as [string, number][];
+  locate(db, o, ATTRS, rows.map((r) => r[0]), Float64Array.from(rows, (r) => r[1]), { wholeAccount: true });
+  const again = read();
+  if (!again) throw new Error('the sealed to-do index does not match the rows after a rebuild');
+  return again;
 }
 
 /** The indexed attributes of the rows `ids[k]` (stamps `stamps[k]`), best given in id order. */

@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { userClient } from '../helpers/user-client.js';
 import { call } from '../helpers/http.js';
-import { BUCKETS, bucketOf, FORMAT, INDEX_TABLE } from '../../server/index/todo-index.js';
+import { BUCKETS, bucketOf, DELTA_MAX, FORMAT, INDEX_TABLE } from '../../server/index/todo-index.js';
+import { randomUUID } from 'node:crypto';
 import { seal } from '../../server/crypto/seal.js';
 import { open, rowAad } from '../../server/crypto/seal.js';
 import { authenticate } from '../../server/auth/credentials.js';
@@ -27,9 +28,47 @@ async function user() {
   return { ...u, req, ids };
 }
 
-/** The attribute chunks (ids '0'..'63'; the search-text chunks are 't0'..'t63'). */
-const chunks = (userId: string, layer: 'attrs' | 'text' = 'attrs') =>
-  (app.deps.db.$client.prepare(`SELECT id, sealed FROM ${INDEX_TABLE} WHERE user_id = ? ORDER BY id`).all(userId) as { id: string; sealed: Buffer }[]).filter((r) => r.id.startsWith('t') === (layer === 'text'));
+/**
+ * The attribute chunks (bases '0'..'63', deltas '+0'..'+63'; the search-text chunks are
+ * 't0'..'t63' and 't+0'..'t+63').
+ */
+const chunks = (userId: string, layer: 'attrs' | 'text' = 'attrs', kind: 'base' | 'delta' | 'both' = 'both') =>
+  (app.deps.db.$client.prepare(`SELECT id, sealed FROM ${INDEX_TABLE} WHERE user_id = ? ORDER BY id`).all(userId) as { id: string; sealed: Buffer }[]).filter(
+    (r) => r.id.startsWith('t') === (layer === 'text') && (kind === 'both' || r.id.includes('+') === (kind === 'delta')),
+  );
+
+/** One entry of an opened chunk, every column decoded (attribute or search-text chunk). */
+function entryAt(c: Any, k: number): Any {
+  if (c.t) return { u: c.u[k], t: c.t[k], b: c.b[k] };
+  return { u: c.u[k], s: c.s[k], f: c.f[k], p: c.p[k], w: c.w[k] ?? null, d: c.d[k] ?? null, c: c.c[k], r: c.r[k] ?? null, x: c.x[k] ?? null, parent: c.q[k] < 0 ? null : c.P[c.q[k]] };
+}
+
+/**
+ * What the index holds, bucket by bucket, as readers see it: each base chunk's entries with its
+ * delta chunk's entries replacing or adding to them (keys: layer prefix + bucket).
+ */
+function logical(userId: string, dek: Buffer): Record<string, Record<string, Any>> {
+  const out: Record<string, Record<string, Any>> = {};
+  const rows = [...chunks(userId, 'attrs'), ...chunks(userId, 'text')];
+  // Bases first, then deltas over them.
+  rows.sort((a, b) => Number(a.id.includes('+')) - Number(b.id.includes('+')));
+  for (const r of rows) {
+    const c = JSON.parse(open(dek, rowAad(userId, INDEX_TABLE, r.id), r.sealed).toString());
+    expect(c.v).toBe(FORMAT);
+    const key = r.id.replace('+', '');
+    const ids: string[] = c.i === '' ? [] : c.i.split('\n');
+    out[key] ??= {};
+    ids.forEach((id, k) => (out[key]![id] = entryAt(c, k)));
+  }
+  // A bucket emptied by deletes and no bucket at all read the same.
+  for (const key of Object.keys(out)) if (!Object.keys(out[key]!).length) delete out[key];
+  return out;
+}
+
+/** The stamp the index holds for a to-do (its delta entry, else its base entry). */
+function indexedStamp(userId: string, dek: Buffer, todoId: string): number | undefined {
+  return logical(userId, dek)[String(bucketOf(todoId))]?.[todoId]?.u;
+}
 
 describe('the sealed to-do index', () => {
   it('buckets spread ids over every chunk number and stay stable', () => {
@@ -57,12 +96,17 @@ describe('the sealed to-do index', () => {
     expect(await u.ids('open', '&include_trashed=true')).toEqual(['a', 'c']);
     await u.req('DELETE', `/v1/todos/${c.id}`);
     expect(await u.ids('open', '&include_trashed=true')).toEqual(['a']);
-    // The deleted to-do left its chunk in the same transaction.
-    const bucket = chunks(u.userId).find((r) => r.id === String(bucketOf(c.id)));
-    expect(bucket).toBeDefined();
-    const plain = JSON.parse(open(await dekOf(u.session), rowAad(u.userId, INDEX_TABLE, bucket!.id), bucket!.sealed).toString());
-    expect(plain.v).toBe(FORMAT);
-    expect(plain.i).not.toContain(c.id);
+    // The deleted to-do left its chunks (base and delta) in the same transaction.
+    const dek = await dekOf(u.session);
+    const mine = chunks(u.userId).filter((r) => r.id.replace('+', '') === String(bucketOf(c.id)));
+    expect(mine.length).toBeGreaterThan(0);
+    for (const r of mine) {
+      const plain = JSON.parse(open(dek, rowAad(u.userId, INDEX_TABLE, r.id), r.sealed).toString());
+      expect(plain.v).toBe(FORMAT);
+      expect(plain.i).not.toContain(c.id);
+    }
+    expect(indexedStamp(u.userId, dek, a.id)).toBeDefined();
+    expect(indexedStamp(u.userId, dek, c.id)).toBeUndefined();
   });
 
   it('a recurring completion indexes both the logged copy and the rolled to-do', async () => {
@@ -97,14 +141,13 @@ describe('the sealed to-do index', () => {
     // transaction, so no chunk needs a rebuild afterwards.
     const h2 = await u.req('POST', '/v1/headings', { projectId: p.id, name: 'H2' });
     const t4 = await u.req('POST', '/v1/todos', { title: 't4', headingId: h2.id, tags: ['x'] });
-    const before = chunks(u.userId).find((r) => r.id === String(bucketOf(t4.id)))!.sealed;
+    const dek = await dekOf(u.session);
+    const before = indexedStamp(u.userId, dek, t4.id);
     app.clock.advance(1000);
     await u.req('DELETE', `/v1/headings/${h2.id}`);
-    const after = chunks(u.userId).find((r) => r.id === String(bucketOf(t4.id)))!.sealed;
-    expect(after.equals(before)).toBe(false);
-    const plain = JSON.parse(open(await dekOf(u.session), rowAad(u.userId, INDEX_TABLE, String(bucketOf(t4.id))), after).toString());
     const row = app.deps.db.$client.prepare('SELECT updated_at AS u FROM todos WHERE id = ?').get(t4.id) as { u: number };
-    expect(plain.u[plain.i.split('\n').indexOf(t4.id)]).toBe(row.u);
+    expect(row.u).not.toBe(before);
+    expect(indexedStamp(u.userId, dek, t4.id)).toBe(row.u);
     expect(await u.ids('open')).toEqual(['t4']);
   });
 
@@ -118,24 +161,35 @@ describe('the sealed to-do index', () => {
     const done1 = await u.ids('completed');
     expect(open1).toHaveLength(26);
     const sqlite = app.deps.db.$client;
-    const all = chunks(u.userId);
-    expect(all.length).toBeGreaterThan(2);
-    // Delete one chunk, swap two others (their AAD no longer matches), and make a row stale behind
-    // the index's back (a direct write that bumps updated_at).
-    sqlite.prepare(`DELETE FROM ${INDEX_TABLE} WHERE user_id = ? AND id = ?`).run(u.userId, all[0]!.id);
-    sqlite.prepare(`UPDATE ${INDEX_TABLE} SET sealed = ? WHERE user_id = ? AND id = ?`).run(all[2]!.sealed, u.userId, all[1]!.id);
+    const dek = await dekOf(u.session);
+    const kept = logical(u.userId, dek);
+    const bases = chunks(u.userId, 'attrs', 'base');
+    const deltas = chunks(u.userId, 'attrs', 'delta');
+    expect(bases.length).toBeGreaterThan(2);
+    expect(deltas.length).toBeGreaterThan(2);
+    // Delete one base chunk and one delta chunk, swap two bases and two deltas (their AAD no
+    // longer matches), and make a row stale behind the index's back (a direct write that bumps
+    // updated_at).
+    sqlite.prepare(`DELETE FROM ${INDEX_TABLE} WHERE user_id = ? AND id = ?`).run(u.userId, bases[0]!.id);
+    sqlite.prepare(`DELETE FROM ${INDEX_TABLE} WHERE user_id = ? AND id = ?`).run(u.userId, deltas[0]!.id);
+    sqlite.prepare(`UPDATE ${INDEX_TABLE} SET sealed = ? WHERE user_id = ? AND id = ?`).run(bases[2]!.sealed, u.userId, bases[1]!.id);
+    sqlite.prepare(`UPDATE ${INDEX_TABLE} SET sealed = ? WHERE user_id = ? AND id = ?`).run(deltas[2]!.sealed, u.userId, deltas[1]!.id);
     sqlite.prepare('UPDATE todos SET updated_at = updated_at + 1 WHERE user_id = ? AND id = (SELECT id FROM todos WHERE user_id = ? LIMIT 1)').run(u.userId, u.userId);
     expect(await u.ids('open')).toEqual(open1);
     expect(await u.ids('completed')).toEqual(done1);
-    // Rebuilt: the deleted chunk is back and every chunk opens under its own AAD.
+    // Rebuilt: the deleted base is back, every chunk opens under its own AAD, and the index reads
+    // as it did (but for the one restamped row).
     const rebuilt = chunks(u.userId);
-    expect(rebuilt.map((r) => r.id)).toEqual(all.map((r) => r.id));
-    const dek = await dekOf(u.session);
+    expect(chunks(u.userId, 'attrs', 'base').map((r) => r.id)).toEqual(bases.map((r) => r.id));
     for (const r of rebuilt) expect(() => open(dek, rowAad(u.userId, INDEX_TABLE, r.id), r.sealed)).not.toThrow();
-    // Every chunk is gone: rebuilt on the next read, same answer.
+    const now = Object.fromEntries(Object.entries(logical(u.userId, dek)).filter(([k]) => !k.startsWith('t')));
+    const was = Object.fromEntries(Object.entries(kept).filter(([k]) => !k.startsWith('t')));
+    const stamps = (x: Record<string, Record<string, Any>>) => Object.values(x).reduce((n, e) => n + Object.values(e).reduce((m, y) => m + y.u, 0), 0);
+    expect(stamps(now)).toBe(stamps(was) + 1);
+    // Every chunk is gone: rebuilt on the next read, same answer, bases only.
     sqlite.prepare(`DELETE FROM ${INDEX_TABLE} WHERE user_id = ?`).run(u.userId);
     expect(await u.ids('open')).toEqual(open1);
-    expect(chunks(u.userId)).toHaveLength(all.length);
+    expect(chunks(u.userId).map((r) => r.id)).toEqual(bases.map((r) => r.id));
   });
 
   it('a to-do row added, removed or changed behind the index (chunks untouched) is caught by the views\' aggregate check and its chunk rebuilt', async () => {
@@ -244,19 +298,63 @@ describe('the sealed to-do index', () => {
     for (let i = 1; i < 60; i += 5) await u.req('POST', `/v1/todos/${made[i].id}/complete`);
     for (let i = 2; i < 60; i += 9) await u.req('DELETE', `/v1/todos/${made[i].id}`);
     const dek = await dekOf(u.session);
-    const plain = () =>
-      Object.fromEntries(
-        [...chunks(u.userId), ...chunks(u.userId, 'text')]
-          .map((c) => [c.id, JSON.parse(open(dek, rowAad(u.userId, INDEX_TABLE, c.id), c.sealed).toString())])
-          // A chunk emptied by deletes and no chunk at all read the same.
-          .filter(([, c]) => c.i !== ''),
-      );
-    const kept = plain();
+    // Kept up write by write, most entries are in delta chunks still.
+    expect(chunks(u.userId, 'attrs', 'delta').length).toBeGreaterThan(10);
+    const kept = logical(u.userId, dek);
     expect(Object.keys(kept).length).toBeGreaterThan(20);
     app.deps.db.$client.prepare(`DELETE FROM ${INDEX_TABLE} WHERE user_id = ?`).run(u.userId);
     await u.req('GET', '/v1/views/overview');
     await u.req('GET', '/v1/search?q=creme');
-    expect(plain()).toEqual(kept);
+    expect(chunks(u.userId, 'attrs', 'delta')).toEqual([]);
+    expect(logical(u.userId, dek)).toEqual(kept);
+  });
+
+  it('a write re-seals its bucket\'s delta chunk only; past DELTA_MAX entries the delta is folded into the base', async () => {
+    const u = await user();
+    const dek = await dekOf(u.session);
+    // To-do ids that all fall in one bucket (client-supplied ids).
+    const same: string[] = [];
+    while (same.length < DELTA_MAX + 3) {
+      const id = randomUUID().toUpperCase();
+      if (bucketOf(id) === 7) same.push(id);
+    }
+    const sealedOf = (id: string) => chunks(u.userId, id.startsWith('t') ? 'text' : 'attrs').find((r) => r.id === id)?.sealed;
+    for (const id of same.slice(0, DELTA_MAX)) await u.req('POST', '/v1/todos', { id, title: `same ${id}` });
+    // DELTA_MAX entries: all in the deltas, next to the base that the bucket's first write built
+    // from the rows (so a missing base always means a lost one): it holds that first to-do.
+    const deltaOf = (id: string) => JSON.parse(open(dek, rowAad(u.userId, INDEX_TABLE, id), sealedOf(id)!).toString());
+    expect(deltaOf('+7').u).toHaveLength(DELTA_MAX);
+    expect(deltaOf('t+7').u).toHaveLength(DELTA_MAX);
+    expect(deltaOf('7').u).toHaveLength(1);
+    const base = sealedOf('7')!;
+    const textBase = sealedOf('t7')!;
+    // A PATCH of a to-do already in the delta: the bases are not re-sealed.
+    await u.req('PATCH', `/v1/todos/${same[0]}`, { title: 'renamed', whenDate: '2026-11-20' });
+    expect(sealedOf('7')!.equals(base)).toBe(true);
+    expect(sealedOf('t7')!.equals(textBase)).toBe(true);
+    expect(deltaOf('+7').u).toHaveLength(DELTA_MAX);
+    // One more entry folds the delta into the base, in the same transaction.
+    await u.req('POST', '/v1/todos', { id: same[DELTA_MAX], title: 'the fold' });
+    expect(sealedOf('+7')).toBeUndefined();
+    expect(sealedOf('t+7')).toBeUndefined();
+    expect(deltaOf('7').u).toHaveLength(DELTA_MAX + 1);
+    expect(deltaOf('t7').t).toContain('the fold');
+    // The next writes start a new delta; the answers read base and delta together.
+    await u.req('POST', '/v1/todos', { id: same[DELTA_MAX + 1], title: 'after the fold' });
+    await u.req('PATCH', `/v1/todos/${same[1]}`, { title: 'renamed again' });
+    expect(deltaOf('+7').u).toHaveLength(2);
+    expect(deltaOf('7').u).toHaveLength(DELTA_MAX + 1);
+    expect((await u.req('GET', '/v1/search?q=renamed')).data.map((h: Any) => h.id).sort()).toEqual([same[0], same[1]].sort());
+    expect((await u.req('GET', `/v1/todos?status=open&limit=200`)).data).toHaveLength(DELTA_MAX + 2);
+    // The base entry the delta overrides is stale; the answers use the delta's.
+    app.clock.set(Date.parse('2026-11-20T12:00:00Z'));
+    expect((await u.req('GET', '/v1/views/today')).todos.map((t: Any) => t.title)).toEqual(['renamed']);
+    // Kept up this way, the index equals one rebuilt from the rows.
+    const kept = logical(u.userId, dek);
+    app.deps.db.$client.prepare(`DELETE FROM ${INDEX_TABLE} WHERE user_id = ?`).run(u.userId);
+    await u.req('GET', '/v1/views/overview');
+    await u.req('GET', '/v1/search?q=same');
+    expect(logical(u.userId, dek)).toEqual(kept);
   });
 
   it('key rotation re-seals the chunks: the index opens under the new key without a rebuild', async () => {
