@@ -561,25 +561,40 @@ function locate<C extends AnyChunk, T>(db: Database.Database, o: IndexOwner, lay
     const deltaSlot = baseSlot + 1;
     const slot = new Uint16Array(len);
     const at = new Int32Array(len).fill(-1);
+    const dIds = d && dn ? idsOf(d) : [];
     let dpos: Map<string, number> | null = null;
-    if (d && dn) {
-      dpos = new Map();
-      const list = idsOf(d);
-      for (let e = 0; e < dn; e++) dpos.set(list[e]!, e);
-    }
     let bpos: Map<string, number> | null = null;
     let dHits = 0;
-    // Fast path: the rows come in the base's (id) order; their ids are compared in place in the
-    // base's joined id string (no string per entry). An entry the delta overrides is skipped.
+    // Fast path: the rows come in id order, as the base's and the delta's entries do; the base's
+    // ids are compared in place in its joined id string (no string per entry) and the delta's
+    // with a second cursor (one comparison per row, no hashing). An entry the delta overrides is
+    // skipped. Rows out of order switch to lookups by id (Maps) for the rest of the bucket.
     const joined = c.i;
     let off = 0;
     let j = 0;
+    let dc = 0;
+    let prev = '';
     for (let r = 0; r < len; r++) {
       const k = order[from + r]!;
       const id = ids[k]!;
+      if (!bpos && r > 0 && !(id > prev)) {
+        bpos = new Map();
+        const list = idsOf(c);
+        for (let x = 0; x < list.length; x++) bpos.set(list[x]!, x);
+      }
+      prev = id;
+      if (bpos && dn && !dpos) {
+        dpos = new Map();
+        for (let x = 0; x < dn; x++) dpos.set(dIds[x]!, x);
+      }
       const here = !bpos && j < m && idAt(joined, off, id);
-      const e = dpos ? dpos.get(id) : undefined;
-      if (e !== undefined) {
+      let e = -1;
+      if (dpos) e = dpos.get(id) ?? -1;
+      else if (dn) {
+        while (dc < dn && dIds[dc]! < id) dc++;
+        if (dc < dn && dIds[dc] === id) e = dc;
+      }
+      if (e >= 0) {
         dHits++;
         if (here) {
           off += id.length + 1;
@@ -603,6 +618,12 @@ function locate<C extends AnyChunk, T>(db: Database.Database, o: IndexOwner, lay
           bpos = new Map();
           const list = idsOf(c);
           for (let x = 0; x < list.length; x++) bpos.set(list[x]!, x);
+          if (dn) {
+            // From here on the delta is looked up by id too; this row is not in it (it is past
+            // the delta's cursor or equal to none of its ids).
+            dpos = new Map();
+            for (let x = 0; x < dn; x++) dpos.set(dIds[x]!, x);
+          }
         }
         pos = bpos.get(id) ?? -1;
       }
@@ -618,7 +639,7 @@ function locate<C extends AnyChunk, T>(db: Database.Database, o: IndexOwner, lay
       if (bpos) {
         // Every base entry is a row's, directly or overridden by the delta.
         let overlap = 0;
-        if (dpos) for (const id of dpos.keys()) if (bpos.has(id)) overlap++;
+        for (const id of dIds) if (bpos.has(id)) overlap++;
         if (m + dn - overlap !== len) return false;
       } else if (j !== m) return false;
     }
