@@ -261,6 +261,7 @@ type Stmts = {
   has: Database.Statement;
   drop: Database.Statement;
   some: Database.Statement;
+  each: Database.Statement;
   put: Database.Statement;
   stamps: Database.Statement;
   sealedOf: Database.Statement;
@@ -277,6 +278,9 @@ function stmts(db: Database.Database): Stmts {
       has: db.prepare(`SELECT 1 FROM ${INDEX_TABLE} WHERE user_id = ? AND id = ?`).pluck(true),
       drop: db.prepare(`DELETE FROM ${INDEX_TABLE} WHERE user_id = ? AND id = ?`),
       some: db.prepare(`SELECT id, sealed FROM ${INDEX_TABLE} WHERE user_id = ? AND id IN (SELECT value FROM json_each(?))`).raw(true),
+      // The same, for reading the (large) base chunks one row at a time with .iterate(): each
+      // blob, its plaintext and its JSON text die young instead of living through the request.
+      each: db.prepare(`SELECT id, sealed FROM ${INDEX_TABLE} WHERE user_id = ? AND id IN (SELECT value FROM json_each(?))`).raw(true),
       put: db.prepare(`INSERT INTO ${INDEX_TABLE} (user_id, id, sealed) VALUES (?, ?, ?) ON CONFLICT (user_id, id) DO UPDATE SET sealed = excluded.sealed`),
       stamps: db.prepare('SELECT id FROM todos WHERE user_id = ?').pluck(true),
       placeOf: db.prepare('SELECT id, updated_at AS updatedAt, trashed_at AS trashedAt, parent_id AS parentId FROM todos WHERE user_id = ? AND id IN (SELECT value FROM json_each(?))'),
@@ -543,9 +547,9 @@ function locate<C extends AnyChunk, T>(db: Database.Database, o: IndexOwner, lay
   for (let b = 0; b < BUCKETS; b++) if (opts.wholeAccount || count[b + 1]! > count[b]!) buckets.push(b);
 
   const s = stmts(db);
-  const stored = new Map<string, Buffer>();
-  const names = buckets.flatMap((b) => [chunkId(layer, b), deltaId(layer, b)]);
-  for (const r of s.some.all(o.userId, JSON.stringify(names)) as [string, Buffer][]) stored.set(r[0], r[1]);
+  // The deltas (small) at once; the bases one at a time below.
+  const deltas = new Map<number, Buffer>();
+  for (const r of s.some.all(o.userId, JSON.stringify(buckets.map((b) => deltaId(layer, b)))) as [string, Buffer][]) deltas.set(Number(r[0].slice(layer.prefix.length + 1)), r[1]);
 
   /**
    * Places the bucket's rows in its base chunk `c` and delta chunk `d`; false (nothing placed)
@@ -655,16 +659,18 @@ function locate<C extends AnyChunk, T>(db: Database.Database, o: IndexOwner, lay
   };
 
   const stale: number[] = [];
-  for (const b of buckets) {
-    const id = chunkId(layer, b);
-    const blob = stored.get(id);
-    const dBlob = stored.get(deltaId(layer, b));
-    // An empty bucket with no chunk is fine (nothing to index there).
-    if (!blob && !dBlob && count[b + 1] === count[b]) continue;
-    const c = blob ? openChunk(o, layer, id, blob) : null;
+  const seen = new Uint8Array(BUCKETS);
+  for (const r of s.each.iterate(o.userId, JSON.stringify(buckets.map((b) => chunkId(layer, b)))) as IterableIterator<[string, Buffer]>) {
+    const b = Number(r[0].slice(layer.prefix.length));
+    seen[b] = 1;
+    const c = openChunk(o, layer, r[0], r[1]);
+    const dBlob = deltas.get(b);
     const d = dBlob ? openChunk(o, layer, deltaId(layer, b), dBlob) : null;
     if (!c || (dBlob && !d) || !place(b, c, d, true)) stale.push(b);
   }
+  // A bucket with rows (or a delta) but no base: the base was lost. An empty bucket with no
+  // chunk is fine (nothing to index there).
+  for (const b of buckets) if (!seen[b] && (deltas.has(b) || count[b + 1]! > count[b]!)) stale.push(b);
   if (stale.length) {
     // Rebuilding writes: one short transaction (nested as a savepoint inside a caller's).
     db.transaction(() => {
@@ -752,17 +758,23 @@ export type AccountIndex = {
 
 export function accountIndex(db: Database.Database, o: IndexOwner): AccountIndex {
   const s = stmts(db);
-  const names = JSON.stringify(Array.from({ length: BUCKETS }, (_, b) => [chunkId(ATTRS, b), deltaId(ATTRS, b)]).flat());
+  const baseNames = JSON.stringify(Array.from({ length: BUCKETS }, (_, b) => chunkId(ATTRS, b)));
+  const deltaNames = JSON.stringify(Array.from({ length: BUCKETS }, (_, b) => deltaId(ATTRS, b)));
   const [count, sum] = s.totals.get(o.userId) as [number, number];
   /** Every bucket's entries in id order (a delta entry replacing the base's), if the totals match. */
   const read = (): AccountIndex | null => {
     const base: (AttrChunk | undefined)[] = [];
     const delta: (AttrChunk | undefined)[] = [];
-    for (const r of s.some.all(o.userId, names) as [string, Buffer][]) {
+    for (const r of s.some.all(o.userId, deltaNames) as [string, Buffer][]) {
       const c = openChunk(o, ATTRS, r[0], r[1]);
       if (!c) return null;
-      if (r[0].startsWith('+')) delta[Number(r[0].slice(1))] = c;
-      else base[Number(r[0])] = c;
+      delta[Number(r[0].slice(1))] = c;
+    }
+    // The bases one row at a time (their blobs die young).
+    for (const r of s.each.iterate(o.userId, baseNames) as IterableIterator<[string, Buffer]>) {
+      const c = openChunk(o, ATTRS, r[0], r[1]);
+      if (!c) return null;
+      base[Number(r[0])] = c;
     }
     const chunks: AttrChunk[] = [];
     const slots: number[] = [];
