@@ -97,13 +97,22 @@ export function search(deps: Deps, p: Principal, input: { q: string; types?: str
   const hits: Hit[] = [];
 
   if (wanted.has('todo')) {
-    // Raw rows in id order (the covering index todos_user_placement; the index chunks' order).
-    const rows = todoStampsQuery(sqlite).all(p.userId) as [string, number, string | null, number | null][];
-    const kept = withTrashed ? rows : rows.filter((r) => r[3] === null && liveParent(r[2]));
-    const ids = kept.map((r) => r[0]);
-    const stamps = Float64Array.from(kept, (r) => r[1]);
-    const texts = textView(sqlite, p, ids, stamps, { wholeAccount: kept.length === rows.length });
-    for (let k = 0; k < kept.length; k++) {
+    // The rows' ids and stamps in id order (the covering index todos_user_placement; the index
+    // chunks' order), streamed: only the kept ids and stamps outlive the scan, not one array per
+    // row (at 50,000 to-dos, ~14 MB less live during the request; docs/performance.md, issue 12).
+    const ids: string[] = [];
+    const stampList: number[] = [];
+    let total = 0;
+    for (const r of todoStampsQuery(sqlite).iterate(p.userId) as IterableIterator<[string, number, string | null, number | null]>) {
+      total++;
+      if (withTrashed || (r[3] === null && liveParent(r[2]))) {
+        ids.push(r[0]);
+        stampList.push(r[1]);
+      }
+    }
+    const stamps = Float64Array.from(stampList);
+    const texts = textView(sqlite, p, ids, stamps, { wholeAccount: ids.length === total });
+    for (let k = 0; k < ids.length; k++) {
       if (!texts.has(k)) continue;
       const rank = rankOf(terms, texts.title(k), texts.body(k));
       if (rank !== null) hits.push({ type: 'todo', id: ids[k]!, rank });

@@ -2,7 +2,7 @@
 // itself, at the end, on failure, and on SIGINT/SIGTERM. Children also get an IPC channel and
 // stop when it closes, so not even a killed bench leaves a server behind.
 import { fork, spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -166,6 +166,20 @@ export function rssOf(pid: number | undefined): { rss: number; peak: number } | 
     return { rss: kb('VmRSS'), peak: kb('VmHWM') };
   } catch {
     return null;
+  }
+}
+
+/**
+ * Resets a process's peak RSS (VmHWM) to its current RSS (Linux: `5` into /proc/<pid>/clear_refs),
+ * so the next `rssOf(pid).peak` is the peak since now. False where that is not possible.
+ */
+export function resetPeakRss(pid: number | undefined): boolean {
+  if (!pid) return false;
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, '5');
+    return true;
+  } catch {
+    return false;
   }
 }
 

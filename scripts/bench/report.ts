@@ -16,6 +16,8 @@ export type ScenarioOutcome = {
   status: 'ok' | 'unavailable' | 'refused' | 'error';
   reason?: string;
   results: Partial<Record<Target, LoadResult>>;
+  /** C's peak RSS (VmHWM, bytes) during this scenario's warm-up and measured run (null where it cannot be reset). */
+  peakRssC?: number | null;
 };
 
 export type RunRecord = {
@@ -187,6 +189,18 @@ export function renderReport(rec: RunRecord): string {
     ),
     '',
   );
+  const peaks = rec.scenarios.filter((x) => x.peakRssC != null);
+  if (peaks.length) {
+    lines.push(
+      "C's peak RSS per scenario (VmHWM reset before the scenario's warm-up, read after its measured run):",
+      '',
+      markdownTable(
+        ['scenario', 'C p50 ms', 'peak RSS'],
+        peaks.map((x) => [x.label + (x.size !== undefined && !x.label.includes(`(${x.size})`) ? ` (${x.size})` : ''), fmtMs(x.results.C?.lat.p50 ?? Number.NaN), fmtMB(x.peakRssC ?? null)]),
+      ),
+      '',
+    );
+  }
   if (rec.micro) {
     lines.push(
       `### Cost split of one authenticated read (GET /v1/${rec.micro.resource}/{id}, in-process, one at a time)`,

@@ -13,7 +13,7 @@ import { randomBytes } from 'node:crypto';
 import { runLoad, type LoadRequest } from './load.js';
 import { buildScenarios, CRUD_ACCOUNT, sizedAccount, type Scenario, type Target } from './scenarios.js';
 import { renderReport, type RunRecord, type ScenarioOutcome } from './report.js';
-import { fmtMs, fmtPct, fmtRate, ratio, rotate } from './stats.js';
+import { fmtMB, fmtMs, fmtPct, fmtRate, ratio, rotate } from './stats.js';
 import { utcToday } from './fixtures.js';
 import type { AccountSpec, MicroResult, SeedResult, SeededAccount } from './protocol.js';
 import {
@@ -25,6 +25,7 @@ import {
   message,
   onCleanup,
   rssOf,
+  resetPeakRss,
   spawnCairn,
   stop,
   stopAll,
@@ -256,9 +257,13 @@ async function main(): Promise<void> {
   const outcomes: ScenarioOutcome[] = [];
 
   const ctx = { today, nonce };
-  const run = (list: Scenario[], on: Record<Target, string>, suffix = '') => runScenarios(o, list, on, accountsB, accountsC, seed, ctx, outcomes, suffix);
-  await run(scenarios, urls);
+  // The run's peak: VmHWM is reset per scenario (C's peak per scenario), so the peaks seen before
+  // each reset and at the end are folded together.
+  const peak = { pid: c.child.proc.pid, max: 0 };
+  const run = (list: Scenario[], on: Record<Target, string>, suffix = '', track: typeof peak | null = null) => runScenarios(o, list, on, accountsB, accountsC, seed, ctx, outcomes, suffix, track);
+  await run(scenarios, urls, '', peak);
   const after = rssOf(c.child.proc.pid);
+  if (after) after.peak = Math.max(after.peak, peak.max);
   await Promise.all([stop(c.child), stop(b.child)]);
 
   // Issue 10.3: what durability costs. The write scenarios again, B and C both under the other
@@ -337,6 +342,7 @@ async function runScenarios(
   ctx: { today: string; nonce: string },
   outcomes: ScenarioOutcome[],
   suffix: string,
+  peak: { pid: number | undefined; max: number } | null,
 ): Promise<void> {
   for (const s of scenarios) {
     const conns = s.connections === 'single' ? 1 : o.connections;
@@ -366,16 +372,30 @@ async function runScenarios(
     for (const t of rotate(['A', 'B', 'C'] as const, k++)) {
       // A gets C's exact request (token, ids, body) and answers its fixed JSON.
       const req = () => s.build(t === 'B' ? ab : ac, t === 'B' ? 'B' : 'C', ctx);
+      const tracked = t === 'C' && peak !== null && resetPeakBefore(peak);
       if (o.warmupS > 0) await runLoad(urls[t], req(), { connections: conns, seconds: o.warmupS });
       outcome.results[t] = await runLoad(urls[t], req(), { connections: conns, seconds: o.durationS });
+      if (tracked) {
+        const now = rssOf(peak.pid);
+        outcome.peakRssC = now?.peak ?? null;
+        if (now) peak.max = Math.max(peak.max, now.peak);
+      }
     }
     const r = outcome.results;
     log(
       `bench: ${s.label.padEnd(40)} A ${fmtRate(r.A!.rps).padStart(6)}/s  B ${fmtRate(r.B!.rps).padStart(6)}/s p50 ${fmtMs(r.B!.lat.p50)}  ` +
         `C ${fmtRate(r.C!.rps).padStart(6)}/s p50 ${fmtMs(r.C!.lat.p50)} p99 ${fmtMs(r.C!.lat.p99)}  C/B ${fmtPct(ratio(r.C!.rps, r.B!.rps))}` +
+        (outcome.peakRssC ? `  C peak ${fmtMB(outcome.peakRssC)}` : '') +
         (r.C!.non2xx || r.C!.errors ? `  ⚠ C non-2xx ${JSON.stringify(r.C!.statuses)} errors ${r.C!.errors}` : ''),
     );
   }
+}
+
+/** Folds C's peak so far into `peak.max`, then resets it; false where it cannot be reset. */
+function resetPeakBefore(peak: { pid: number | undefined; max: number }): boolean {
+  const now = rssOf(peak.pid);
+  if (now) peak.max = Math.max(peak.max, now.peak);
+  return resetPeakRss(peak.pid);
 }
 
 /** Why a scenario cannot run against this build, judged from what the seeder could create. */

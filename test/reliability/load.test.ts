@@ -57,7 +57,7 @@ function send(method: string, p: string, token: string, body?: string): Promise<
 
 describe('load and leaks (issue 18.6)', () => {
   it(`${SECONDS} s at ${RATE} requests/s over reads, writes, views and search: no errors, RSS and fds flat`, async () => {
-    // The built server as `npm start` runs it (node --max-semi-space-size=8 dist/server/main.js),
+    // The built server as `npm start` runs it (node <the start script's V8 flags> dist/server/main.js),
     // not tsx: tsx's loader adds ~40 MiB of RSS of its own, and the flags change the heap.
     // LOAD_INJECT_LEAK=<bytes>: the self-check that this test catches a per-request leak.
     const leak: Record<string, string> = process.env.LOAD_INJECT_LEAK ? { NODE_OPTIONS: `--require ${path.join(import.meta.dirname, 'inject-leak.cjs')}`, LOAD_INJECT_LEAK: process.env.LOAD_INJECT_LEAK } : {};

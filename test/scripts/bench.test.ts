@@ -16,7 +16,7 @@ import {
   verdict,
 } from '../../scripts/bench/stats.js';
 import { fixtureTodo, isoDay, prng, SEARCH_TERM } from '../../scripts/bench/fixtures.js';
-import { scalingTable, targetsSummary, mainTable, type RunRecord, type ScenarioOutcome } from '../../scripts/bench/report.js';
+import { renderReport, scalingTable, targetsSummary, mainTable, type RunRecord, type ScenarioOutcome } from '../../scripts/bench/report.js';
 import type { LoadResult } from '../../scripts/bench/load.js';
 
 describe('percentile (nearest rank)', () => {
@@ -201,6 +201,18 @@ describe('report', () => {
     expect(table).toContain('| GET /v1/views/today | 2.00 | 20.0 | 120 | 60.0× | 60.0× | met | 6.00×: NOT met |');
   });
 
+  it("lists C's peak RSS per scenario where it was measured (issue 12's memory target)", () => {
+    const rec = record([
+      outcome('search@50000', { label: 'GET /v1/search (50000)', group: 'sized', kind: 'decrypting', size: 50000, op: 'GET /v1/search', connections: 1, results: { A: load(1, 1), B: load(100, 1), C: load(8, 120) }, peakRssC: 187.65e6 }),
+      outcome('todo-get', { label: 'GET one', results: { A: load(10000, 0.5), B: load(2000, 2), C: load(1600, 4) } }),
+    ]);
+    const md = renderReport(rec);
+    expect(md).toContain("C's peak RSS per scenario");
+    expect(md).toContain('| GET /v1/search (50000) | 120 | 187.7 MB |');
+    // A scenario without a measured peak (no /proc, or not run against C) gets no row.
+    expect(md).not.toMatch(/\| GET one \| [^|]+ \| [0-9.]+ MB \|/);
+  });
+
   it('says plainly when a target was not measured', () => {
     const rec = record([outcome('todo-list', { label: 'GET list', status: 'unavailable', reason: 'route answers 404' })], {
       rss: { idle: null, after: null, peak: null, largest: 10000 },
@@ -246,6 +258,6 @@ describe('micro table', () => {
 describe('Cairn as npm start runs it', () => {
   it('takes the Node flags from the start script, which names dist/server/main.js', async () => {
     const { startScriptFlags } = await import('../../scripts/bench/procs.js');
-    expect(startScriptFlags()).toEqual(['--max-semi-space-size=8']);
+    expect(startScriptFlags()).toEqual(['--max-semi-space-size=8', '--heap-growing-percent=30']);
   });
 });
