@@ -111,7 +111,7 @@ export function search(deps: Deps, p: Principal, input: { q: string; types?: str
       }
     }
     const stamps = Float64Array.from(stampList);
-    const texts = textView(sqlite, p, ids, stamps, { wholeAccount: ids.length === total });
+    const texts = textView(sqlite, p, ids, stamps, { sorted: true, wholeAccount: ids.length === total });
     for (let k = 0; k < ids.length; k++) {
       if (!texts.has(k)) continue;
       const rank = rankOf(terms, texts.title(k), texts.body(k));

@@ -512,6 +512,13 @@ type C0 = AnyChunk;
  */
 type Located<C> = { chunks: C[]; slot: Uint16Array; at: Int32Array };
 
+/**
+ * `wholeAccount`: the rows are every to-do of the account. `sorted`: the rows are in id order
+ * (e.g. read `ORDER BY id`), which lets them be matched to the chunks by position; rows given out
+ * of order with `sorted` still get a right answer, through a rebuild.
+ */
+type LocateOpts = { wholeAccount?: boolean | undefined; sorted?: boolean | undefined };
+
 /** Whether the joined id string holds `id` as the entry starting at `off`. */
 function idAt(joined: string, off: number, id: string): boolean {
   const end = off + id.length;
@@ -527,7 +534,7 @@ function idAt(joined: string, off: number, id: string): boolean {
  * every to-do of the account), a bucket holding entries of rows that no longer exist is rebuilt
  * too, so deleted to-dos do not linger in it.
  */
-function locate<C extends AnyChunk, T>(db: Database.Database, o: IndexOwner, layer: Layer<C, T>, ids: readonly string[], stamps: ArrayLike<number>, opts: { wholeAccount?: boolean | undefined }): Located<C> {
+function locate<C extends AnyChunk, T>(db: Database.Database, o: IndexOwner, layer: Layer<C, T>, ids: readonly string[], stamps: ArrayLike<number>, opts: LocateOpts): Located<C> {
   const n = ids.length;
   const out: Located<C> = { chunks: [], slot: new Uint16Array(n), at: new Int32Array(n).fill(-1) };
   if (!n) return out;
@@ -563,40 +570,48 @@ function locate<C extends AnyChunk, T>(db: Database.Database, o: IndexOwner, lay
     const dn = d ? d.u.length : 0;
     const baseSlot = out.chunks.length;
     const deltaSlot = baseSlot + 1;
-    const slot = new Uint16Array(len);
-    const at = new Int32Array(len).fill(-1);
-    const dIds = d && dn ? idsOf(d) : [];
+    const oSlot = out.slot;
+    const oAt = out.at;
+    const cu = c.u;
+    const du = d ? d.u : cu;
+    const dIds = dn ? idsOf(d!) : [];
+    /** A strict mismatch: nothing of this bucket stays placed. */
+    const fail = () => {
+      for (let r = 0; r < len; r++) oAt[order[from + r]!] = -1;
+      return false;
+    };
     let dpos: Map<string, number> | null = null;
     let bpos: Map<string, number> | null = null;
+    const toMaps = () => {
+      bpos = new Map();
+      const list = idsOf(c);
+      for (let x = 0; x < list.length; x++) bpos.set(list[x]!, x);
+      dpos = new Map();
+      for (let x = 0; x < dn; x++) dpos.set(dIds[x]!, x);
+    };
+    if (!opts.sorted) toMaps();
     let dHits = 0;
-    // Fast path: the rows come in id order, as the base's and the delta's entries do; the base's
-    // ids are compared in place in its joined id string (no string per entry) and the delta's
-    // with a second cursor (one comparison per row, no hashing). An entry the delta overrides is
-    // skipped. Rows out of order switch to lookups by id (Maps) for the rest of the bucket.
+    // Fast path (rows in id order, `sorted`): the rows are walked with the base's and the
+    // delta's entries (both in id order): the base's ids are compared in place in its joined id
+    // string (no string per entry), the delta's with a second cursor (one comparison per row, no
+    // hashing), and a base entry the delta overrides is skipped. On the first row the base does
+    // not hold at its cursor, the rest of the bucket is looked up by id (Maps).
     const joined = c.i;
     let off = 0;
     let j = 0;
     let dc = 0;
-    let prev = '';
     for (let r = 0; r < len; r++) {
       const k = order[from + r]!;
       const id = ids[k]!;
-      if (!bpos && r > 0 && !(id > prev)) {
-        bpos = new Map();
-        const list = idsOf(c);
-        for (let x = 0; x < list.length; x++) bpos.set(list[x]!, x);
-      }
-      prev = id;
-      if (bpos && dn && !dpos) {
-        dpos = new Map();
-        for (let x = 0; x < dn; x++) dpos.set(dIds[x]!, x);
-      }
-      const here = !bpos && j < m && idAt(joined, off, id);
       let e = -1;
-      if (dpos) e = dpos.get(id) ?? -1;
-      else if (dn) {
-        while (dc < dn && dIds[dc]! < id) dc++;
-        if (dc < dn && dIds[dc] === id) e = dc;
+      let here = false;
+      if (bpos) e = dpos!.get(id) ?? -1;
+      else {
+        here = j < m && idAt(joined, off, id);
+        if (dc < dn) {
+          while (dc < dn && dIds[dc]! < id) dc++;
+          if (dc < dn && dIds[dc] === id) e = dc;
+        }
       }
       if (e >= 0) {
         dHits++;
@@ -604,57 +619,41 @@ function locate<C extends AnyChunk, T>(db: Database.Database, o: IndexOwner, lay
           off += id.length + 1;
           j++;
         }
-        if (d!.u[e] !== stamps[k]) {
-          if (strict) return false;
+        if (du[e] !== stamps[k]) {
+          if (strict) return fail();
           continue;
         }
-        slot[r] = deltaSlot;
-        at[r] = e;
+        oSlot[k] = deltaSlot;
+        oAt[k] = e;
         continue;
       }
-      let pos = -1;
+      let pos: number;
       if (here) {
         pos = j;
         off += id.length + 1;
         j++;
       } else {
-        if (!bpos) {
-          bpos = new Map();
-          const list = idsOf(c);
-          for (let x = 0; x < list.length; x++) bpos.set(list[x]!, x);
-          if (dn) {
-            // From here on the delta is looked up by id too; this row is not in it (it is past
-            // the delta's cursor or equal to none of its ids).
-            dpos = new Map();
-            for (let x = 0; x < dn; x++) dpos.set(dIds[x]!, x);
-          }
-        }
-        pos = bpos.get(id) ?? -1;
+        if (!bpos) toMaps();
+        pos = bpos!.get(id) ?? -1;
       }
-      if (pos < 0 || c.u[pos] !== stamps[k]) {
-        if (strict) return false;
+      if (pos < 0 || cu[pos] !== stamps[k]) {
+        if (strict) return fail();
         continue;
       }
-      slot[r] = baseSlot;
-      at[r] = pos;
+      oSlot[k] = baseSlot;
+      oAt[k] = pos;
     }
     if (opts.wholeAccount && strict) {
-      if (dHits !== dn) return false;
+      if (dHits !== dn) return fail();
       if (bpos) {
         // Every base entry is a row's, directly or overridden by the delta.
         let overlap = 0;
-        for (const id of dIds) if (bpos.has(id)) overlap++;
-        if (m + dn - overlap !== len) return false;
-      } else if (j !== m) return false;
+        for (const id of dIds) if ((bpos as Map<string, number>).has(id)) overlap++;
+        if (m + dn - overlap !== len) return fail();
+      } else if (j !== m) return fail();
     }
-    out.chunks.push(c);
-    if (d) out.chunks.push(d);
-    else out.chunks.push(c); // keeps the slot numbering; never pointed at
-    for (let r = 0; r < len; r++) {
-      const k = order[from + r]!;
-      out.slot[k] = slot[r]!;
-      out.at[k] = at[r]!;
-    }
+    // The delta's slot is the next one; without a delta the base takes it too (never pointed at).
+    out.chunks.push(c, d ?? c);
     return true;
   };
 
@@ -776,11 +775,16 @@ export function accountIndex(db: Database.Database, o: IndexOwner): AccountIndex
       if (!c) return null;
       base[Number(r[0])] = c;
     }
+    // Every bucket's entries in id order, a delta entry replacing the base's, into arrays sized
+    // for the most there can be.
+    let max = 0;
+    for (let b = 0; b < BUCKETS; b++) max += (base[b]?.u.length ?? 0) + (delta[b]?.u.length ?? 0);
     const chunks: AttrChunk[] = [];
-    const slots: number[] = [];
-    const ats: number[] = [];
-    const ids: string[] = [];
-    const stamps: number[] = [];
+    const slot = new Uint16Array(max);
+    const at = new Int32Array(max);
+    const stamps = new Float64Array(max);
+    const ids = new Array<string>(max);
+    let n = 0;
     let total = 0;
     for (let b = 0; b < BUCKETS; b++) {
       const c = base[b];
@@ -792,33 +796,44 @@ export function accountIndex(db: Database.Database, o: IndexOwner): AccountIndex
       }
       const cs = chunks.push(c) - 1;
       const bi = idsOf(c);
-      const di = d ? idsOf(d) : [];
-      const ds = d ? chunks.push(d) - 1 : -1;
+      const cu = c.u;
       let i = 0;
-      let e = 0;
-      while (i < bi.length || e < di.length) {
-        if (e < di.length && (i >= bi.length || di[e]! <= bi[i]!)) {
-          if (i < bi.length && bi[i] === di[e]) i++;
-          ids.push(di[e]!);
-          stamps.push(d!.u[e]!);
-          slots.push(ds);
-          ats.push(e++);
-        } else {
-          ids.push(bi[i]!);
-          stamps.push(c.u[i]!);
-          slots.push(cs);
-          ats.push(i++);
+      if (d && d.u.length) {
+        const ds = chunks.push(d) - 1;
+        const di = idsOf(d);
+        const du = d.u;
+        let e = 0;
+        while (e < di.length) {
+          if (i < bi.length && bi[i]! < di[e]!) {
+            ids[n] = bi[i]!;
+            stamps[n] = cu[i]!;
+            slot[n] = cs;
+            at[n++] = i++;
+          } else {
+            if (i < bi.length && bi[i] === di[e]) i++;
+            ids[n] = di[e]!;
+            stamps[n] = du[e]!;
+            slot[n] = ds;
+            at[n++] = e++;
+          }
         }
-        total += stamps[stamps.length - 1]! % 4294967296;
+      }
+      for (; i < bi.length; i++) {
+        ids[n] = bi[i]!;
+        stamps[n] = cu[i]!;
+        slot[n] = cs;
+        at[n++] = i;
       }
     }
-    if (ids.length !== count || total !== sum) return null;
-    const located: Located<AttrChunk> = { chunks, slot: Uint16Array.from(slots), at: Int32Array.from(ats) };
+    for (let k = 0; k < n; k++) total += stamps[k]! % 4294967296;
+    if (n !== count || total !== sum) return null;
+    ids.length = n;
+    const located: Located<AttrChunk> = { chunks, slot: slot.subarray(0, n), at: at.subarray(0, n) };
     const chunkOf = (k: number) => chunks[located.slot[k]!]!;
     return {
-      n: ids.length,
+      n,
       ids,
-      stamps: Float64Array.from(stamps),
+      stamps: stamps.subarray(0, n),
       trashedAt: (k) => chunkOf(k).x[located.at[k]!] ?? null,
       parentId: (k) => {
         const c = chunkOf(k);
@@ -833,19 +848,19 @@ export function accountIndex(db: Database.Database, o: IndexOwner): AccountIndex
   // Something changed behind the index's back (or a chunk is missing or unreadable): the
   // per-row check rebuilds exactly the buckets that do not match the rows.
   const rows = s.order.all(o.userId) as [string, number][];
-  locate(db, o, ATTRS, rows.map((r) => r[0]), Float64Array.from(rows, (r) => r[1]), { wholeAccount: true });
+  locate(db, o, ATTRS, rows.map((r) => r[0]), Float64Array.from(rows, (r) => r[1]), { wholeAccount: true, sorted: true });
   const again = read();
   if (!again) throw new Error('the sealed to-do index does not match the rows after a rebuild');
   return again;
 }
 
 /** The indexed attributes of the rows `ids[k]` (stamps `stamps[k]`), best given in id order. */
-export function attrView(db: Database.Database, o: IndexOwner, ids: readonly string[], stamps: ArrayLike<number>, opts: { wholeAccount?: boolean | undefined } = {}): AttrView {
+export function attrView(db: Database.Database, o: IndexOwner, ids: readonly string[], stamps: ArrayLike<number>, opts: LocateOpts = {}): AttrView {
   return new AttrView(locate(db, o, ATTRS, ids, stamps, opts));
 }
 
 /** The folded search text of the rows `ids[k]` (stamps `stamps[k]`), best given in id order. */
-export function textView(db: Database.Database, o: IndexOwner, ids: readonly string[], stamps: ArrayLike<number>, opts: { wholeAccount?: boolean | undefined } = {}): TextView {
+export function textView(db: Database.Database, o: IndexOwner, ids: readonly string[], stamps: ArrayLike<number>, opts: LocateOpts = {}): TextView {
   return new TextView(locate(db, o, TEXT, ids, stamps, opts));
 }
 
