@@ -1,6 +1,6 @@
 // Every mutation's change and its bookkeeping in one SQLite transaction (issue 10): a procedure's
-// resolver is wrapped in `atomic(…)`, which opens an IMMEDIATE transaction around the (synchronous)
-// model call. Inside it, before the model runs:
+// resolver is wrapped in `atomic(…)`, which runs the (synchronous) model call in an IMMEDIATE
+// transaction. Inside it, before the model runs:
 // - the credential is checked to still stand (server/auth/credentials.ts assertCredentialLive),
 //   so a write never seals under a data key that a concurrent rotation or password change has
 //   replaced;
@@ -8,6 +8,15 @@
 //   stores the model's answer in this same transaction (routers/middleware/idempotency.ts).
 // The models' own `db.transaction(…)` calls nest inside as savepoints. Nothing here awaits: the
 // model, its events, the counters and the stored answer commit together or not at all.
+//
+// Group commit (issue 12, docs/performance.md "Group commit"): the writes that reach `atomic` in
+// one turn of the event loop (requests read in the same poll phase) are run together at the end
+// of that turn (setImmediate), in ONE IMMEDIATE transaction, each in its own savepoint, then
+// committed with one fsync. A write that throws rolls back to its savepoint only; the others
+// commit. No answer is sent before the commit: every promise settles after it. The transaction is
+// opened, filled and committed in one synchronous stretch: no other request's code, read or
+// write, runs while it is open. If SQLite drops the whole transaction (disk full, I/O error),
+// every write of the group fails with that error and nothing of the group is kept.
 import type { Deps } from '../../server/deps.js';
 import type { Principal } from '../../server/auth/credentials.js';
 import { assertCredentialLive } from '../../server/auth/credentials.js';
@@ -33,20 +42,22 @@ function isThenable(v: unknown): boolean {
   return !!v && typeof (v as { then?: unknown }).then === 'function';
 }
 
-/** Runs `run` (the model call) in one IMMEDIATE transaction with the checks above. */
+/** The checks above, then the model call; inside the caller's transaction or savepoint. */
+function writeBody<T>(ctx: WriteContext, run: () => T): T {
+  assertCredentialLive(ctx.deps, ctx.principal);
+  const call = () => {
+    const out = run();
+    // An awaited step inside would split the transaction: refuse it loudly.
+    if (isThenable(out)) throw new Error('atomic(): the model call must be synchronous');
+    return out;
+  };
+  return ctx.idempotency ? settleInWrite(ctx, ctx.idempotency, call) : call();
+}
+
+/** Runs `run` (the model call) alone in one IMMEDIATE transaction with the checks above. */
 export function runWrite<T>(ctx: WriteContext, run: () => T, afterCommit?: (deps: Deps) => void): T {
   const { deps } = ctx;
-  const body = () => {
-    assertCredentialLive(deps, ctx.principal);
-    const call = () => {
-      const out = run();
-      // An awaited step inside would split the transaction: refuse it loudly.
-      if (isThenable(out)) throw new Error('atomic(): the model call must be synchronous');
-      return out;
-    };
-    return ctx.idempotency ? settleInWrite(ctx, ctx.idempotency, call) : call();
-  };
-  const result = deps.db.$client.transaction(body).immediate();
+  const result = deps.db.$client.transaction(() => writeBody(ctx, run)).immediate();
   crashAfterCommitHook(deps, ctx.procedurePath);
   afterCommit?.(deps);
   return result;
@@ -67,10 +78,129 @@ function crashAfterCommitHook(deps: Deps, procedure: string | undefined): void {
  * `afterCommit` runs once the transaction has committed (e.g. flushing deleted key material out
  * of the WAL, which cannot happen inside a transaction).
  */
-export function atomic<O extends { ctx: WriteContext }, R>(fn: (opts: O) => R, opts: { afterCommit?: (deps: Deps) => void } = {}): (opts: O) => R {
-  const wrapped = (o: O) => runWrite(o.ctx, () => fn(o), opts.afterCommit);
+export function atomic<O extends { ctx: WriteContext }, R>(fn: (opts: O) => R, opts: { afterCommit?: (deps: Deps) => void } = {}): (opts: O) => Promise<R> {
+  const wrapped = (o: O) => queueWrite(o.ctx, () => fn(o), opts.afterCommit);
   WRITES.add(wrapped);
   return wrapped;
+}
+
+/** At most this many writes share one transaction (one request's work stays bounded, and so does a group's). */
+export const GROUP_MAX = 64;
+
+type Queued = {
+  ctx: WriteContext;
+  run: () => unknown;
+  afterCommit: ((deps: Deps) => void) | undefined;
+  resolve: (v: unknown) => void;
+  reject: (e: unknown) => void;
+};
+
+type Queue = { items: Queued[]; scheduled: boolean; groups: number; writes: number };
+const QUEUES = new WeakMap<object, Queue>();
+
+function queueOf(deps: Deps): Queue {
+  const key = deps.db.$client;
+  let q = QUEUES.get(key);
+  if (!q) {
+    q = { items: [], scheduled: false, groups: 0, writes: 0 };
+    QUEUES.set(key, q);
+  }
+  return q;
+}
+
+/** Groups committed and writes run through them on this database (tests and the bench read it). */
+export function groupCommitStats(deps: Deps): { groups: number; writes: number } {
+  const q = queueOf(deps);
+  return { groups: q.groups, writes: q.writes };
+}
+
+/**
+ * `runWrite`, joined to the group of this event-loop turn: the promise settles once the group has
+ * committed (or failed). See the header comment.
+ */
+export function queueWrite<T>(ctx: WriteContext, run: () => T, afterCommit?: (deps: Deps) => void): Promise<T> {
+  const q = queueOf(ctx.deps);
+  return new Promise<T>((resolve, reject) => {
+    q.items.push({ ctx, run, afterCommit, resolve: resolve as (v: unknown) => void, reject });
+    if (!q.scheduled) {
+      q.scheduled = true;
+      setImmediate(flushGroup, ctx.deps, q);
+    }
+  });
+}
+
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+function flushGroup(deps: Deps, q: Queue): void {
+  const group = q.items.splice(0, GROUP_MAX);
+  if (q.items.length) setImmediate(flushGroup, deps, q);
+  else q.scheduled = false;
+  q.groups++;
+  q.writes += group.length;
+  if (group.length === 1) {
+    const only = group[0]!;
+    let out: unknown;
+    try {
+      out = runWrite(only.ctx, only.run, only.afterCommit);
+    } catch (e) {
+      only.reject(e);
+      return;
+    }
+    only.resolve(out);
+    return;
+  }
+  const sqlite = deps.db.$client;
+  const outcomes: Outcome[] = [];
+  try {
+    sqlite
+      .transaction(() => {
+        for (const item of group) {
+          try {
+            // Nested: a savepoint, rolled back alone when this write throws.
+            outcomes.push({ ok: true, value: sqlite.transaction(() => writeBody(item.ctx, item.run))() });
+          } catch (error) {
+            outcomes.push({ ok: false, error });
+            // SQLite rolled the whole transaction back (SQLITE_FULL, an I/O error…): the group is lost.
+            if (!sqlite.inTransaction) throw error;
+          }
+        }
+      })
+      .immediate();
+  } catch (error) {
+    // Nothing of the group committed: a write that had succeeded fails with the group's error.
+    for (let i = 0; i < group.length; i++) {
+      const o = outcomes[i];
+      if (!o || o.ok) outcomes[i] = { ok: false, error };
+    }
+  }
+  const hooks = new Map<(deps: Deps) => void, unknown>();
+  for (let i = 0; i < group.length; i++) {
+    const item = group[i]!;
+    const o = outcomes[i]!;
+    if (!o.ok) {
+      item.reject(o.error);
+      continue;
+    }
+    crashAfterCommitHook(deps, item.ctx.procedurePath);
+    const hook = item.afterCommit;
+    if (hook) {
+      // Run once per group (e.g. one WAL truncation after all of the group's deletions).
+      if (!hooks.has(hook)) {
+        try {
+          hook(deps);
+          hooks.set(hook, null);
+        } catch (e) {
+          hooks.set(hook, e ?? new Error('afterCommit failed'));
+        }
+      }
+      const failed = hooks.get(hook);
+      if (failed) {
+        item.reject(failed);
+        continue;
+      }
+    }
+    item.resolve(o.value);
+  }
 }
 
 /**
