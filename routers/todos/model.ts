@@ -3,6 +3,7 @@
 // change records its `todo.*` event in the same transaction (spec §6.2).
 import { and, asc, eq, fillPlaceholders, inArray, isNull, sql, type SQL } from 'drizzle-orm';
 import { headings, todoTags, todos } from '../../db/schema/index.js';
+import type Database from 'better-sqlite3';
 import type { Db, Tx } from '../../db/client.js';
 import { inJsonIds, prepared } from '../../db/prepared.js';
 import { afterTuplePlaceholders, tupleParams, tuplePage } from '../../db/tuple-page.js';
@@ -103,7 +104,7 @@ function linksOfOne(db: Db) {
  * id) joined with their tags, raw rows with the position and no ORDER BY (it cost a temp B-tree
  * per page); each to-do's few links are put in position order here.
  */
-function linksOfMany(db: Db) {
+export function linksOfMany(db: Db): Database.Statement<[string, string], [todoId: string, tagId: string, sealed: Buffer, position: number]> {
   return prepared(db, 'todoTags.withTags.many.raw', (d) =>
     d.$client.prepare<[string, string], [todoId: string, tagId: string, sealed: Buffer, position: number]>(
       `SELECT tt.todo_id, t.id, t.sealed, tt.position
@@ -617,7 +618,7 @@ const LIST_COLUMNS = {
 type ListRow = TodoRow & { headingKey: string };
 type RawListRow = [string, string | null, string | null, string, Buffer, number | null, number, number, string];
 
-type ListShape = {
+export type ListShape = {
   parent_id?: string | undefined;
   heading_id?: string | undefined;
   include_trashed?: boolean | undefined;
@@ -636,7 +637,7 @@ type ListShape = {
  * to-dos come from todos_user_heading. drizzle writes the SQL; it runs on the raw better-sqlite3
  * statement in raw mode (arrays, no per-row mapping by drizzle; issue 12).
  */
-function todoListQuery(db: Db, shape: ListShape) {
+export function todoListQuery(db: Db, shape: ListShape): { stmt: Database.Statement<unknown[], RawListRow>; params: unknown[] } {
   const key = [
     shape.parent_id === undefined ? '-' : 'p',
     shape.heading_id === undefined ? '-' : shape.heading_id === 'null' ? 'n' : 'h',
