@@ -311,8 +311,38 @@ export function createTodo(deps: Deps, p: Principal, input: CreateTodo): TodoOut
   });
 }
 
+/**
+ * One to-do with its tags in one statement (issue 12: a read is two statements otherwise, the row
+ * and its links): the row left-joined with its links and their tags, one result row per tag (one
+ * row with null tag columns when it has none). The links and tags are scoped
+ * to the row's user as in `linksOfOne`.
+ */
+export function todoWithTags(db: Db): Database.Statement<[string, string], RawTodoWithTag> {
+  return prepared(db, 'todos.byIdWithTags.raw', (d) =>
+    d.$client.prepare<[string, string], RawTodoWithTag>(
+      `SELECT t.id, t.parent_id, t.heading_id, t.sort_key, t.sealed, t.trashed_at, t.created_at, t.updated_at, g.id, g.sealed, tt.position
+         FROM todos t
+         LEFT JOIN todo_tags tt ON tt.todo_id = t.id AND tt.user_id = t.user_id
+         LEFT JOIN tags g ON g.id = tt.tag_id AND g.user_id = tt.user_id
+        WHERE t.user_id = ? AND t.id = ?`,
+    ),
+  );
+}
+type RawTodoWithTag = [string, string | null, string | null, string, Buffer, number | null, number, number, string | null, Buffer | null, number | null];
+
 export function getTodo(deps: Deps, p: Principal, id: string): TodoOut {
-  return presentTodo(deps, p, getRow(deps, p.userId, id));
+  // raw(true) on every call: the statement cache of db/client.ts resets a shared statement to object rows.
+  const rows = todoWithTags(deps.db).raw(true).all(p.userId, id);
+  const r = rows[0];
+  if (!r) throw notFound('To-do');
+  const row: TodoRow = { id: r[0], userId: p.userId, parentId: r[1], headingId: r[2], sortKey: r[3], sealed: r[4], trashedAt: r[5], createdAt: r[6], updatedAt: r[7] };
+  // No ORDER BY (a sorter per read): a to-do's few links are put in position order here. A link
+  // whose tag row is missing has null tag columns and is left out, as the inner join of
+  // `linksOfOne` does.
+  if (rows.length > 1) rows.sort((a, b) => a[10]! - b[10]!);
+  const tags: string[] = [];
+  for (const t of rows) if (t[8] !== null && t[9] !== null) tags.push(tagName(p, t[8], t[9]));
+  return toTodo(row, openTodo(p.dek, row), tags);
 }
 
 /** Inserts a to-do row (prepared once; runs inside the caller's transaction on the one connection). */

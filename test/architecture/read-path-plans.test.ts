@@ -5,7 +5,7 @@
 // probe is a range of the user's containers.
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDb, closeDb } from '../../db/client.js';
-import { linksOfMany, todoListQuery, type ListShape } from '../../routers/todos/model.js';
+import { linksOfMany, todoListQuery, todoWithTags, type ListShape } from '../../routers/todos/model.js';
 import { TRASHED_PROBE_SQL } from '../../routers/containers/live.js';
 
 const db = openDb(':memory:');
@@ -42,6 +42,14 @@ describe('tag links of a page', () => {
     expect(p).toMatch(/SEARCH tt USING INDEX sqlite_autoindex_todo_tags_1 \(todo_id=\?\)/);
     expect(p).toMatch(/SEARCH t USING INDEX sqlite_autoindex_tags_1 \(id=\?\)/);
     expect(p).not.toMatch(/TEMP B-TREE|SCAN tt|SCAN t\b/);
+  });
+
+  it('one to-do with its tags: the row by (user, id), its links by (user, to-do), tags by id; nothing sorted', () => {
+    const p = plan(todoWithTags(db).source);
+    expect(p).toMatch(/^SEARCH t USING (COVERING )?INDEX \w+ \(user_id=\? AND id=\?\)/);
+    expect(p).toMatch(/SEARCH tt USING INDEX (todo_tags_user \(user_id=\? AND todo_id=\?\)|sqlite_autoindex_todo_tags_1 \(todo_id=\?\)) LEFT-JOIN/);
+    expect(p).toMatch(/SEARCH g USING INDEX sqlite_autoindex_tags_1 \(id=\?\) LEFT-JOIN/);
+    expect(p).not.toMatch(/TEMP B-TREE|SCAN/);
   });
 
   it('the trashed-container probe reads a range of the user’s containers', () => {

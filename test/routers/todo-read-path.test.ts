@@ -129,6 +129,29 @@ describe('to-do tags: the client order per to-do', () => {
     expect((await c.todos.get({ id: a.id })).tags).toEqual([...descending].reverse());
   });
 
+  it('a single read (one statement: the row with its links) answers tags, no tags, and 404 for a missing or another user’s to-do', async () => {
+    const u = await registerUser(app);
+    const v = await registerUser(app);
+    const c = app.caller(u.session);
+    const bare = await c.todos.create({ title: 'bare' });
+    expect(await c.todos.get({ id: bare.id })).toEqual(bare);
+    const tagged = await c.todos.create({ title: 'tagged', tags: ['one', 'two', 'three'] });
+    expect(await c.todos.get({ id: tagged.id })).toEqual(tagged);
+    expect(tagged.tags).toEqual(['one', 'two', 'three']);
+    // The order is the stored position, not the links' storage order: reversed in place, both
+    // reads follow it.
+    app.deps.db.$client.prepare('UPDATE todo_tags SET position = 2 - position WHERE todo_id = ?').run(tagged.id);
+    expect((await c.todos.get({ id: tagged.id })).tags).toEqual(['three', 'two', 'one']);
+    expect((await c.todos.list({ limit: 200 })).data.find((t) => t.id === tagged.id)!.tags).toEqual(['three', 'two', 'one']);
+    app.deps.db.$client.prepare('UPDATE todo_tags SET position = 2 - position WHERE todo_id = ?').run(tagged.id);
+    // A tag deleted leaves the to-do (its link cascades).
+    const two = (await c.tags.list({ limit: 200 })).data.find((t) => t.name === 'two')!;
+    await c.tags.delete({ id: two.id });
+    expect((await c.todos.get({ id: tagged.id })).tags).toEqual(['one', 'three']);
+    await expect(app.caller(v.session).todos.get({ id: tagged.id })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(c.todos.get({ id: '00000000-0000-4000-8000-0000000000FF' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+
   it('tagsOf: an id given twice gets its tags once; ids of other users get nothing', async () => {
     const u = await registerUser(app);
     const v = await registerUser(app);
