@@ -69,23 +69,28 @@ export type TuplePageSpec<R, T> = {
 export function tuplePage<R, T>(spec: TuplePageSpec<R, T>): Page<T> {
   const limit = spec.query.limit ?? LIMITS.page.defaultLimit;
   let pos = spec.query.cursor ? decodeTupleCursor(spec.key, spec.scope, spec.query.cursor, spec.arity) : null;
-  const kept: { row: R; item: T }[] = [];
   if (!spec.budget) {
+    // One fetch of limit + 1 rows: the extra row only says whether there is more; it is not mapped
+    // (mapping opens sealed content).
     const rows = spec.fetch(pos, limit + 1);
-    for (const row of rows) kept.push({ row, item: spec.map(row) as T });
-  } else {
-    const batch = Math.max(limit + 1, 100);
-    for (;;) {
-      const rows = spec.fetch(pos, batch);
-      for (const row of rows) {
-        spec.budget.spend();
-        const item = spec.map(row);
-        if (item !== null) kept.push({ row, item });
-        if (kept.length > limit) break;
-      }
-      if (kept.length > limit || rows.length < batch) break;
-      pos = spec.posOf(rows[rows.length - 1]!);
+    const more = rows.length > limit;
+    const n = more ? limit : rows.length;
+    const data = new Array<T>(n);
+    for (let i = 0; i < n; i++) data[i] = spec.map(rows[i]!) as T;
+    return { data, next_cursor: more && n > 0 ? encodeTupleCursor(spec.key, spec.scope, spec.posOf(rows[n - 1]!)) : null };
+  }
+  const kept: { row: R; item: T }[] = [];
+  const batch = Math.max(limit + 1, 100);
+  for (;;) {
+    const rows = spec.fetch(pos, batch);
+    for (const row of rows) {
+      spec.budget.spend();
+      const item = spec.map(row);
+      if (item !== null) kept.push({ row, item });
+      if (kept.length > limit) break;
     }
+    if (kept.length > limit || rows.length < batch) break;
+    pos = spec.posOf(rows[rows.length - 1]!);
   }
   const more = kept.length > limit;
   const page = more ? kept.slice(0, limit) : kept;

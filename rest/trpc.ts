@@ -19,10 +19,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Request, Response } from 'express';
 import superjson from 'superjson';
-import { getErrorShape, getTRPCErrorFromUnknown, type TRPCError } from '@trpc/server/unstable-core-do-not-import';
-import { appRouter } from '../routers/index.js';
+import { getTRPCErrorFromUnknown, type TRPCError } from '@trpc/server/unstable-core-do-not-import';
 import { createContextInner, runAfterAnswer, type Context } from '../routers/trpc.js';
-import { problemScope } from '../routers/middleware/problems.js';
+import { trpcErrorShape, type ProblemScope } from '../routers/middleware/problems.js';
 import { AppError } from '../server/errors.js';
 import { LIMITS } from '../server/config.js';
 import type { Deps } from '../server/deps.js';
@@ -30,8 +29,6 @@ import { trpcBody } from './guards.js';
 import { requestExtras } from './rate-limit.js';
 import { requestState } from './state.js';
 import { callProcedure, PROCEDURES, type ProcedureFn } from './procedures.js';
-
-const CONFIG = appRouter._def._config;
 
 type Call = { path: string; procedure: ProcedureFn; input: unknown };
 
@@ -77,6 +74,20 @@ export function serializeAnswer(value: unknown): ReturnType<typeof superjson.ser
   return isPlainJson(value, new Set()) ? { json: value as never } : superjson.serialize(value);
 }
 type Outcome = { ok: true; data: unknown } | { ok: false; error: TRPCError; status: number; shape: unknown };
+
+/**
+ * The error shape tRPC's adapter sends: `getErrorShape` hands the error formatter of
+ * routers/trpc.ts a default shape whose `data.path` is the call's path, and the formatter answers
+ * `trpcErrorShape(error, path, scope)` with the request's problem scope. The fast path computes
+ * that directly with the scope in hand, rather than setting the scope in `problemScope` (an
+ * AsyncLocalStorage) around the calls: in Node 20 the first `run()` of any AsyncLocalStorage turns
+ * on async hooks for every promise of the process for good, which measured +13–24 µs per read on
+ * /v1 and /trpc alike (docs/performance.md "Read path, 2026-11-23"). test/rest/trpc-error-shape.test.ts
+ * compares both; trpc-fast-path.rest.test.ts compares the answers with the adapter's.
+ */
+export function fastErrorShape(error: TRPCError, path: string, scope: ProblemScope): unknown {
+  return trpcErrorShape(error, path, scope);
+}
 
 /** The calls of a request, or null when it is not one this path serves (tRPC's adapter answers). */
 function callsOf(req: IncomingMessage, path: string, search: URLSearchParams): Call[] | null {
@@ -128,23 +139,21 @@ export function createTrpcHandler(deps: Deps): TrpcHandler {
     ctx.http.procedure = calls.map((c) => c.path).join(',');
     const url = req.url ?? '';
     const q = url.indexOf('?');
-    const scope = { publicUrl: deps.config.publicUrl, requestId: state.requestId, instance: q === -1 ? url : url.slice(0, q) };
-    const outcomes = await problemScope.run(scope, () =>
-      Promise.all(
-        calls.map(async (call, i): Promise<Outcome> => {
-          try {
-            const data = await callProcedure(call.procedure, { path: call.path, ctx, type: call.procedure._def.type as 'query' | 'mutation', getRawInput: async () => call.input, signal: undefined, batchIndex: i });
-            return { ok: true, data };
-          } catch (cause) {
-            const error = getTRPCErrorFromUnknown(cause);
-            if (error.code === 'INTERNAL_SERVER_ERROR') deps.log.error({ requestId: state.requestId, err: error.cause ?? error, procedure: call.path }, 'internal error');
-            const shape = getErrorShape({ config: CONFIG, error, type: call.procedure._def.type as 'query' | 'mutation', path: call.path, input: call.input, ctx });
-            const status = (shape as { data?: { httpStatus?: number } }).data?.httpStatus ?? 500;
-            return { ok: false, error, status, shape };
-          }
-        }),
-      ),
-    );
+    const scope: ProblemScope = { publicUrl: deps.config.publicUrl, requestId: state.requestId, instance: q === -1 ? url : url.slice(0, q) };
+    const one = async (call: Call, i: number): Promise<Outcome> => {
+      try {
+        const data = await callProcedure(call.procedure, { path: call.path, ctx, type: call.procedure._def.type as 'query' | 'mutation', getRawInput: async () => call.input, signal: undefined, batchIndex: i });
+        return { ok: true, data };
+      } catch (cause) {
+        const error = getTRPCErrorFromUnknown(cause);
+        if (error.code === 'INTERNAL_SERVER_ERROR') deps.log.error({ requestId: state.requestId, err: error.cause ?? error, procedure: call.path }, 'internal error');
+        const shape = fastErrorShape(error, call.path, scope);
+        const status = (shape as { data?: { httpStatus?: number } }).data?.httpStatus ?? 500;
+        return { ok: false, error, status, shape };
+      }
+    };
+    // A batch's calls run concurrently (as in tRPC); a single call needs no Promise.all.
+    const outcomes = calls.length === 1 ? [await one(calls[0]!, 0)] : await Promise.all(calls.map(one));
     const headers: Record<string, string> = { ...ctx.http.headers };
     let errors = 0;
     const statuses = new Set<number>();

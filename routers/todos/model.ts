@@ -1,8 +1,9 @@
 // To-dos (DECISIONS §5; spec §3 rule 4, §4.5 heading rows). Relations (container, heading, tags),
 // the sort key and server times are plaintext; everything else sits in one sealed blob. Every
 // change records its `todo.*` event in the same transaction (spec §6.2).
-import { and, asc, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, fillPlaceholders, inArray, isNull, sql, type SQL } from 'drizzle-orm';
 import { headings, todoTags, todos } from '../../db/schema/index.js';
+import type Database from 'better-sqlite3';
 import type { Db, Tx } from '../../db/client.js';
 import { inJsonIds, prepared } from '../../db/prepared.js';
 import { afterTuplePlaceholders, tupleParams, tuplePage } from '../../db/tuple-page.js';
@@ -22,7 +23,7 @@ import { assertAccountSize } from '../../server/account-size.js';
 import { canonicalRecurrenceRule, nextOccurrence, type RecurrenceBasis as Basis } from '../../server/recurrence.js';
 import { containers } from '../../db/schema/index.js';
 import { findContainerRow } from '../containers/model.js';
-import { containerIsDead, inLiveContainer } from '../containers/live.js';
+import { containerIsDead, hasTrashedContainer, inLiveContainer } from '../containers/live.js';
 import { tagIdsForNames } from '../tags/model.js';
 import type { TodoOut } from './schema.js';
 import { indexedAttrs, indexTodo, unindexTodo } from '../../server/index/todo-index.js';
@@ -85,45 +86,71 @@ export function toTodo(row: TodoRow, s: TodoSealed, tagNames: string[]): TodoOut
 
 type TagLink = { todoId: string; tagId: string; sealed: Buffer };
 
-// Tag names of to-dos in one query (issue 12): the links joined with their tags, on raw prepared
-// statements (no query builder per request). `+tt.user_id` keeps SQLite on the link table's
-// primary key (todo_id, tag_id) rather than scanning every link of the user; the join and the
-// WHERE still scope every row to the user.
+// Tag names of to-dos (issue 12), on raw prepared statements (no query builder per request).
+// `+tt.user_id` keeps SQLite on the link table's primary key (todo_id, tag_id) rather than
+// scanning every link of the user; the join and the WHERE still scope every row to the user.
 const LINKS_SELECT = `SELECT tt.todo_id AS todoId, t.id AS tagId, t.sealed AS sealed
    FROM todo_tags tt JOIN tags t ON t.id = tt.tag_id AND t.user_id = tt.user_id`;
 
+/** One to-do: its links joined with their tags, in position order (one statement). */
 function linksOfOne(db: Db) {
   return prepared(db, 'todoTags.withTags.one', (d) =>
     d.$client.prepare<[string, string], TagLink>(`${LINKS_SELECT} WHERE +tt.user_id = ? AND tt.todo_id = ? ORDER BY tt.position`),
   );
 }
 
-function linksOfMany(db: Db) {
-  return prepared(db, 'todoTags.withTags.many', (d) =>
-    d.$client.prepare<[string, string], TagLink>(
-      `${LINKS_SELECT} WHERE +tt.user_id = ? AND tt.todo_id IN (SELECT value FROM json_each(?)) ORDER BY tt.todo_id, tt.position`,
+/**
+ * Many to-dos: the links of the page's ids (json_each drives the join, one primary-key seek per
+ * id) joined with their tags, raw rows with the position and no ORDER BY (it cost a temp B-tree
+ * per page); each to-do's few links are put in position order here.
+ */
+export function linksOfMany(db: Db): Database.Statement<[string, string], [todoId: string, tagId: string, sealed: Buffer, position: number]> {
+  return prepared(db, 'todoTags.withTags.many.raw', (d) =>
+    d.$client.prepare<[string, string], [todoId: string, tagId: string, sealed: Buffer, position: number]>(
+      `SELECT tt.todo_id, t.id, t.sealed, tt.position
+         FROM json_each(?) j CROSS JOIN todo_tags tt ON tt.todo_id = j.value
+         JOIN tags t ON t.id = tt.tag_id AND t.user_id = tt.user_id
+        WHERE +tt.user_id = ?`,
     ),
   );
+}
+
+/** A tag's name: its sealed content, as routers/tags/model.ts seals it (AAD table 'tags'). */
+function tagName(p: Principal, tagId: string, sealed: Buffer): string {
+  return openJson<{ name: string }>(p.dek, rowAad(p.userId, 'tags', tagId), sealed).name;
 }
 
 /** Tag names of each to-do, in the order the client gave them. */
 export function tagsOf(deps: Deps, p: Principal, todoIds: readonly string[]): Map<string, string[]> {
   const out = new Map<string, string[]>();
   if (!todoIds.length) return out;
-  const links = todoIds.length === 1 ? linksOfOne(deps.db).all(p.userId, todoIds[0]!) : linksOfMany(deps.db).all(p.userId, JSON.stringify(todoIds));
+  if (todoIds.length === 1) {
+    const links = linksOfOne(deps.db).all(p.userId, todoIds[0]!);
+    if (links.length) out.set(todoIds[0]!, links.map((l) => tagName(p, l.tagId, l.sealed)));
+    return out;
+  }
+  // json_each drives the join, so an id given twice would give its links twice: ids are made unique.
+  const unique = new Set(todoIds);
+  const ids = unique.size === todoIds.length ? todoIds : [...unique];
+  // raw(true) on every call: the statement cache of db/client.ts resets a shared statement to object rows.
+  const links = linksOfMany(deps.db).raw(true).all(JSON.stringify(ids), p.userId);
   if (!links.length) return out;
   // Each tag opened once per call (a local map: nothing outlives the request).
   const names = new Map<string, string>();
-  for (const l of links) {
-    let name = names.get(l.tagId);
+  const byTodo = new Map<string, [position: number, name: string][]>();
+  for (const [todoId, tagId, sealed, position] of links) {
+    let name = names.get(tagId);
     if (name === undefined) {
-      // The tag's sealed content, as routers/tags/model.ts seals it (AAD table 'tags').
-      name = openJson<{ name: string }>(p.dek, rowAad(p.userId, 'tags', l.tagId), l.sealed).name;
-      names.set(l.tagId, name);
+      name = tagName(p, tagId, sealed);
+      names.set(tagId, name);
     }
-    const list = out.get(l.todoId);
-    if (list) list.push(name);
-    else out.set(l.todoId, [name]);
+    const list = byTodo.get(todoId);
+    if (list) list.push([position, name]);
+    else byTodo.set(todoId, [[position, name]]);
+  }
+  for (const [todoId, list] of byTodo) {
+    if (list.length > 1) list.sort((a, b) => a[0] - b[0]);
+    out.set(todoId, list.map((l) => l[1]));
   }
   return out;
 }
@@ -284,8 +311,38 @@ export function createTodo(deps: Deps, p: Principal, input: CreateTodo): TodoOut
   });
 }
 
+/**
+ * One to-do with its tags in one statement (issue 12: a read is two statements otherwise, the row
+ * and its links): the row left-joined with its links and their tags, one result row per tag (one
+ * row with null tag columns when it has none). The links and tags are scoped
+ * to the row's user as in `linksOfOne`.
+ */
+export function todoWithTags(db: Db): Database.Statement<[string, string], RawTodoWithTag> {
+  return prepared(db, 'todos.byIdWithTags.raw', (d) =>
+    d.$client.prepare<[string, string], RawTodoWithTag>(
+      `SELECT t.id, t.parent_id, t.heading_id, t.sort_key, t.sealed, t.trashed_at, t.created_at, t.updated_at, g.id, g.sealed, tt.position
+         FROM todos t
+         LEFT JOIN todo_tags tt ON tt.todo_id = t.id AND tt.user_id = t.user_id
+         LEFT JOIN tags g ON g.id = tt.tag_id AND g.user_id = tt.user_id
+        WHERE t.user_id = ? AND t.id = ?`,
+    ),
+  );
+}
+type RawTodoWithTag = [string, string | null, string | null, string, Buffer, number | null, number, number, string | null, Buffer | null, number | null];
+
 export function getTodo(deps: Deps, p: Principal, id: string): TodoOut {
-  return presentTodo(deps, p, getRow(deps, p.userId, id));
+  // raw(true) on every call: the statement cache of db/client.ts resets a shared statement to object rows.
+  const rows = todoWithTags(deps.db).raw(true).all(p.userId, id);
+  const r = rows[0];
+  if (!r) throw notFound('To-do');
+  const row: TodoRow = { id: r[0], userId: p.userId, parentId: r[1], headingId: r[2], sortKey: r[3], sealed: r[4], trashedAt: r[5], createdAt: r[6], updatedAt: r[7] };
+  // No ORDER BY (a sorter per read): a to-do's few links are put in position order here. A link
+  // whose tag row is missing has null tag columns and is left out, as the inner join of
+  // `linksOfOne` does.
+  if (rows.length > 1) rows.sort((a, b) => a[10]! - b[10]!);
+  const tags: string[] = [];
+  for (const t of rows) if (t[8] !== null && t[9] !== null) tags.push(tagName(p, t[8], t[9]));
+  return toTodo(row, openTodo(p.dek, row), tags);
 }
 
 /** Inserts a to-do row (prepared once; runs inside the caller's transaction on the one connection). */
@@ -572,10 +629,13 @@ export type TodoListQuery = ListQuery & {
  * heading's to-dos in heading order; inside a band, by sort key. `status` is sealed, so that
  * filter reads the sealed index (account_too_large past CAIRN_MAX_ACCOUNT_ITEMS).
  */
-/** The columns a list page reads: the row and its heading key, not the generated key columns. */
+/**
+ * The columns a list page reads, in this order (the statement runs in raw mode: one array per
+ * row): the row without `user_id` (the WHERE fixes it to the caller) and its heading key, not the
+ * generated key columns.
+ */
 const LIST_COLUMNS = {
   id: todos.id,
-  userId: todos.userId,
   parentId: todos.parentId,
   headingId: todos.headingId,
   sortKey: todos.sortKey,
@@ -585,37 +645,55 @@ const LIST_COLUMNS = {
   updatedAt: todos.updatedAt,
   headingKey: todos.headingKey,
 };
+type ListRow = TodoRow & { headingKey: string };
+type RawListRow = [string, string | null, string | null, string, Buffer, number | null, number, number, string];
+
+export type ListShape = {
+  parent_id?: string | undefined;
+  heading_id?: string | undefined;
+  include_trashed?: boolean | undefined;
+  updated_since?: string | undefined;
+  after: boolean;
+  /** Whether the live-container clause is needed: false when the account has no trashed container (then it holds for every row). */
+  live: boolean;
+};
 
 /**
- * The list query, prepared once per shape (which filters and whether a cursor is given) with every
- * value a placeholder: building a drizzle query costs more than running this one. The order is
- * the list index's (todos_user_list_order), so a page is read from the index, and the cursor's
- * row-value comparison seeks into it. `parent_id` filters on the key column ('' = none; ids are
- * never empty) so it is a prefix of that index; one heading's to-dos come from todos_user_heading.
+ * The list query, prepared once per shape (which filters, whether a cursor is given, whether the
+ * live-container clause is needed) with every value a placeholder: building a drizzle query costs
+ * more than running this one. The order is the list index's (todos_user_list_order), so a page is
+ * read from the index, and the cursor's row-value comparison seeks into it. `parent_id` filters on
+ * the key column ('' = none; ids are never empty) so it is a prefix of that index; one heading's
+ * to-dos come from todos_user_heading. drizzle writes the SQL; it runs on the raw better-sqlite3
+ * statement in raw mode (arrays, no per-row mapping by drizzle; issue 12).
  */
-function todoListQuery(db: Db, shape: { parent_id?: string | undefined; heading_id?: string | undefined; include_trashed?: boolean | undefined; updated_since?: string | undefined; after: boolean }) {
+export function todoListQuery(db: Db, shape: ListShape): { stmt: Database.Statement<unknown[], RawListRow>; params: unknown[] } {
   const key = [
     shape.parent_id === undefined ? '-' : 'p',
     shape.heading_id === undefined ? '-' : shape.heading_id === 'null' ? 'n' : 'h',
-    shape.include_trashed ? 't' : '-',
+    shape.include_trashed ? 't' : shape.live ? 'l' : '-',
     shape.updated_since ? 's' : '-',
     shape.after ? 'a' : '-',
   ].join('');
-  return prepared(db, `todos.list.${key}`, (d) => {
+  return prepared(db, `todos.list.raw.${key}`, (d) => {
     const cols = [sql`${todos.parentKey}`, sql`${todos.headingKey}`, sql`${todos.headingRef}`, sql`${todos.sortKey}`];
     const conds: SQL[] = [eq(todos.userId, sql.placeholder('userId'))];
     if (shape.parent_id !== undefined) conds.push(eq(todos.parentKey, sql.placeholder('parentKey')));
     if (shape.heading_id !== undefined) conds.push(shape.heading_id === 'null' ? eq(todos.headingRef, '') : eq(todos.headingId, sql.placeholder('headingId')));
-    if (!shape.include_trashed) conds.push(isNull(todos.trashedAt), inLiveContainer(todos.parentId, sql.placeholder('userId')));
+    if (!shape.include_trashed) {
+      conds.push(isNull(todos.trashedAt));
+      if (shape.live) conds.push(inLiveContainer(todos.parentId, sql.placeholder('userId')));
+    }
     if (shape.updated_since) conds.push(sql`${todos.updatedAt} >= ${sql.placeholder('since')}`);
     if (shape.after) conds.push(afterTuplePlaceholders(cols, todos.id));
-    return d
+    const q = d
       .select(LIST_COLUMNS)
       .from(todos)
       .where(and(...conds))
       .orderBy(...cols, asc(todos.id))
       .limit(sql.placeholder('n'))
-      .prepare();
+      .toSQL();
+    return { stmt: d.$client.prepare<unknown[], RawListRow>(q.sql), params: q.params };
   });
 }
 
@@ -627,23 +705,37 @@ export function listTodos(deps: Deps, p: Principal, query: TodoListQuery) {
   const budget = status ? new DecryptBudget(Number.POSITIVE_INFINITY) : undefined;
   let index: Map<string, { status: TodoStatus }> | undefined;
   const statusOf = (id: string) => (index ??= accountIndex(deps, p)).get(id)?.status;
+  const userId = p.userId;
+  // Trashed containers hide their to-dos and those of their subprojects (DECISIONS §6). With no
+  // trashed container in the account nothing is hidden that way, so the query without the
+  // (recursive, per-query) clause gives the same rows; one indexed probe decides. The probe and
+  // the list run in the same synchronous turn on the one connection, so no write comes between.
+  const live = !query.include_trashed && hasTrashedContainer(deps.db.$client, userId);
   const page = tuplePage({
     key: deps.keys.cursor,
-    scope: `${p.userId}:todos`,
+    scope: `${userId}:todos`,
     query,
     arity: 4,
-    fetch: (after, n) => {
-      const params: Record<string, unknown> = { userId: p.userId, n, ...(after ? tupleParams(after) : {}) };
+    fetch: (after, n): ListRow[] => {
+      const params: Record<string, unknown> = { userId, n, ...(after ? tupleParams(after) : {}) };
       if (query.parent_id !== undefined) params.parentKey = query.parent_id === 'null' ? '' : query.parent_id;
       if (query.heading_id !== undefined) params.headingId = query.heading_id === 'null' ? '' : query.heading_id;
       if (query.updated_since) params.since = Date.parse(query.updated_since);
-      return todoListQuery(deps.db, { ...query, after: after !== null }).all(params);
+      const q = todoListQuery(deps.db, { ...query, after: after !== null, live });
+      // raw(true) on every call: the statement cache of db/client.ts resets a shared statement to object rows.
+      const raw = q.stmt.raw(true).all(fillPlaceholders(q.params, params));
+      const rows = new Array<ListRow>(raw.length);
+      for (let i = 0; i < raw.length; i++) {
+        const r = raw[i]!;
+        rows[i] = { id: r[0], userId, parentId: r[1], headingId: r[2], sortKey: r[3], sealed: r[4], trashedAt: r[5], createdAt: r[6], updatedAt: r[7], headingKey: r[8] };
+      }
+      return rows;
     },
     posOf: (r) => ({ k: [r.parentId ?? '', r.headingKey, r.headingId ?? '', r.sortKey], i: r.id }),
     map: (r) => {
       // The status comes from the sealed index (server/index/todo-index.ts): only kept rows are opened.
       if (status && statusOf(r.id) !== status) return null;
-      return { row: r, s: openTodo(p.dek, r) };
+      return { row: r as TodoRow, s: openTodo(p.dek, r) };
     },
     ...(budget ? { budget } : {}),
   });

@@ -38,15 +38,22 @@ export function seal(key: Buffer, aad: Buffer, plaintext: Buffer): Buffer {
   return out;
 }
 
+/** The decipher options of every open (one object, not one per row). */
+const OPEN_OPTIONS = { authTagLength: TAG } as const;
+
 export function open(key: Buffer, aad: Buffer, blob: Buffer | Uint8Array): Buffer {
-  const buf = Buffer.isBuffer(blob) ? blob : Buffer.from(blob.buffer, blob.byteOffset, blob.byteLength);
-  if (buf.length < HEADER || buf[0] !== VERSION) throw new SealError();
-  const decipher = createDecipheriv('aes-256-gcm', key, buf.subarray(1, 1 + NONCE), { authTagLength: TAG });
+  const len = blob.byteLength;
+  if (len < HEADER || blob[0] !== VERSION) throw new SealError();
+  // Nonce, tag and ciphertext as plain Uint8Array views of the blob (issue 12: a page opens 50
+  // rows; Buffer#subarray builds each view through the species constructor, ~2-4% of an open).
+  const ab = blob.buffer;
+  const at = blob.byteOffset;
+  const decipher = createDecipheriv('aes-256-gcm', key, new Uint8Array(ab, at + 1, NONCE), OPEN_OPTIONS);
   decipher.setAAD(aad);
-  decipher.setAuthTag(buf.subarray(1 + NONCE, HEADER));
+  decipher.setAuthTag(new Uint8Array(ab, at + 1 + NONCE, TAG));
   try {
     // GCM's final() only checks the tag (it yields no bytes): no concatenation of the two parts.
-    const out = decipher.update(buf.subarray(HEADER));
+    const out = decipher.update(new Uint8Array(ab, at + HEADER, len - HEADER));
     decipher.final();
     return out;
   } catch {

@@ -1,0 +1,74 @@
+// rest/trpc.ts shapes a failed call's error without entering problemScope (an AsyncLocalStorage
+// whose first run() turns on async hooks for every promise of the process; docs/performance.md
+// "Read path, 2026-11-23"). Its shape must be exactly what tRPC's getErrorShape gives through the
+// router's error formatter inside that scope, for every kind of error a procedure throws; and a
+// fast-path request, failed or not, must leave the scope unused.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { TRPCError } from '@trpc/server';
+import { getErrorShape, getTRPCErrorFromUnknown } from '@trpc/server/unstable-core-do-not-import';
+import { appRouter } from '../../routers/index.js';
+import { problemScope, type ProblemScope } from '../../routers/middleware/problems.js';
+import { AppError, invalid, notFound } from '../../server/errors.js';
+import { fastErrorShape } from '../../rest/trpc.js';
+import { startApp, type TestApp } from '../helpers/app.js';
+import { call, registerUser } from '../helpers/http.js';
+
+const scope: ProblemScope = { publicUrl: 'https://cairn.example', requestId: 'req_shape', instance: '/trpc/todos.get' };
+
+function viaFormatter(cause: unknown, path: string): unknown {
+  const error = getTRPCErrorFromUnknown(cause);
+  return problemScope.run(scope, () => getErrorShape({ config: appRouter._def._config, error, type: 'query', path, input: undefined, ctx: undefined }));
+}
+
+const zodError = (() => {
+  try {
+    z.object({ id: z.string().uuid() }).parse({ id: 'nope' });
+  } catch (e) {
+    return e;
+  }
+  throw new Error('unreachable');
+})();
+
+const causes: [string, unknown][] = [
+  ['not found', notFound('To-do')],
+  ['invalid with a pointer', invalid('/title', 'too long')],
+  ['an app error with headers', new AppError('rate_limited', 'Slow down.', { headers: { 'Retry-After': '3' } })],
+  ['a tRPC BAD_REQUEST from zod', new TRPCError({ code: 'BAD_REQUEST', cause: zodError as Error })],
+  ['a tRPC UNAUTHORIZED', new TRPCError({ code: 'UNAUTHORIZED', message: 'who?' })],
+  ['an unexpected error (500)', new Error('boom with a secret')],
+];
+
+// First: the requests (the shape comparisons below enter the scope on purpose).
+describe('fast-path requests leave problemScope unused', () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startApp();
+  });
+  afterAll(() => app.close());
+
+  it('answers (a success, a 404, a batch with an error) without entering the AsyncLocalStorage', async () => {
+    // Node 20's AsyncLocalStorage says whether it was ever entered (`enabled`); the engines field
+    // allows Node >= 20.18, where that field exists.
+    const entered = () => (problemScope as unknown as { enabled: boolean }).enabled;
+    expect(typeof entered()).toBe('boolean');
+    const u = await registerUser(app);
+    const t = await call(app, 'POST', '/v1/todos', { token: u.session, body: { title: 'scope' } });
+    const input = (v: unknown) => encodeURIComponent(JSON.stringify({ json: v }));
+    expect((await call(app, 'GET', `/trpc/todos.get?input=${input({ id: t.body.id })}`, { token: u.session })).status).toBe(200);
+    const missing = await call(app, 'GET', `/trpc/todos.get?input=${input({ id: '00000000-0000-4000-8000-0000000000FF' })}`, { token: u.session });
+    expect(missing.status).toBe(404);
+    expect(missing.body.error.json.data.problem.instance).toBe('/trpc/todos.get');
+    const batch = encodeURIComponent(JSON.stringify({ 0: { json: { id: t.body.id } }, 1: { json: { id: 'lower-case' } } }));
+    expect((await call(app, 'GET', `/trpc/todos.get,todos.get?batch=1&input=${batch}`, { token: u.session })).status).toBe(207);
+    expect(entered()).toBe(false);
+  });
+});
+
+describe('fast-path error shapes', () => {
+  it.each(causes)('%s: the same shape as the formatter inside problemScope', (_name, cause) => {
+    const expected = viaFormatter(cause, 'todos.get');
+    expect(fastErrorShape(getTRPCErrorFromUnknown(cause), 'todos.get', scope)).toEqual(expected);
+    expect(JSON.stringify(fastErrorShape(getTRPCErrorFromUnknown(cause), 'todos.get', scope))).toBe(JSON.stringify(expected));
+  });
+});
