@@ -105,8 +105,17 @@ export function createApp(deps: Deps): express.Express {
       if (error.code === 'INTERNAL_SERVER_ERROR') deps.log.error({ requestId: requestState(req as Request).requestId, err: error.cause ?? error, procedure: path }, 'internal error');
     },
   });
+  // In Node 20 an AsyncLocalStorage that has run keeps async hooks on for every promise of the
+  // process (~13–24 µs a read, docs/performance.md "Read path"). The scope is needed only while a
+  // request of this fallback is in flight, so it is switched off again when the last one ends:
+  // one odd /trpc request must not slow every later request of the process.
+  let inScope = 0;
   app.use('/trpc', (req: Request, res: Response, next: NextFunction) => {
     const state = requestState(req);
+    inScope++;
+    res.once('close', () => {
+      if (--inScope === 0) problemScope.disable();
+    });
     trpcBody(req, res, (e) => (state.bodyError = e), () => {
       // Problems in /trpc errors are finished like REST's (routers/middleware/problems.ts).
       problemScope.run({ publicUrl: deps.config.publicUrl, requestId: state.requestId, instance: req.originalUrl.split('?')[0] }, () => trpc(req, res, next));

@@ -3,6 +3,7 @@
 // "Read path, 2026-11-23"). Its shape must be exactly what tRPC's getErrorShape gives through the
 // router's error formatter inside that scope, for every kind of error a procedure throws; and a
 // fast-path request, failed or not, must leave the scope unused.
+import { executionAsyncId } from 'node:async_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { TRPCError } from '@trpc/server';
@@ -62,6 +63,32 @@ describe('fast-path requests leave problemScope unused', () => {
     const batch = encodeURIComponent(JSON.stringify({ 0: { json: { id: t.body.id } }, 1: { json: { id: 'lower-case' } } }));
     expect((await call(app, 'GET', `/trpc/todos.get,todos.get?batch=1&input=${batch}`, { token: u.session })).status).toBe(207);
     expect(entered()).toBe(false);
+  });
+});
+
+describe("tRPC's own adapter (the fallback) switches the scope off again", () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startApp();
+  });
+  afterAll(() => app.close());
+
+  // With promise hooks on (an AsyncLocalStorage that has run and is still enabled), a promise
+  // continuation runs under an async id; with them off, under 0.
+  const continuationId = () => new Promise<number>((resolve) => void Promise.resolve().then(() => resolve(executionAsyncId())));
+
+  it('after an odd /trpc request (a path that names no procedure) has ended, promises run without async hooks', async () => {
+    expect(await continuationId()).toBe(0);
+    const u = await registerUser(app);
+    const odd = await call(app, 'GET', '/trpc/no.such.procedure', { token: u.session });
+    expect(odd.status).toBe(404);
+    // The fallback still finishes its problems inside the scope.
+    expect(odd.body.error.json.data.problem.instance).toBe('/trpc/no.such.procedure');
+    expect(odd.body.error.json.data.problem.request_id).toBe(odd.headers.get('x-request-id'));
+    // 'close' fires just after the answer: wait for it without sleeping on time.
+    for (let i = 0; i < 100 && (problemScope as unknown as { enabled: boolean }).enabled; i++) await new Promise((r) => setImmediate(r));
+    expect((problemScope as unknown as { enabled: boolean }).enabled).toBe(false);
+    expect(await continuationId()).toBe(0);
   });
 });
 
