@@ -4,6 +4,8 @@
 import type Database from 'better-sqlite3';
 import { sql, type Placeholder, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
+import type { Db } from '../../db/client.js';
+import { prepared } from '../../db/prepared.js';
 
 /** Ids of the user's trashed containers and every container below them (`userId` may be a placeholder of a prepared query). */
 export function deadContainerIds(userId: string | Placeholder): SQL {
@@ -26,21 +28,14 @@ export function inDeadContainer(col: SQLiteColumn, userId: string): SQL {
 /** The probe of `hasTrashedContainer` (its plan is checked in test/architecture/read-path-plans.test.ts). */
 export const TRASHED_PROBE_SQL = 'SELECT 1 FROM containers WHERE user_id = ? AND trashed_at IS NOT NULL LIMIT 1';
 
-const trashedProbes = new WeakMap<Database.Database, Database.Statement<[string], unknown>>();
-
 /**
  * Whether the user has any trashed container. With none, no container is dead (dead = trashed or
  * below a trashed one), so a live-view query may leave out the `inLiveContainer` clause (issue 12:
  * that clause's recursive query runs per query). One range of the user's containers (an index
  * led by user_id), stopping at the first trashed row.
  */
-export function hasTrashedContainer(sqlite: Database.Database, userId: string): boolean {
-  let stmt = trashedProbes.get(sqlite);
-  if (!stmt) {
-    stmt = sqlite.prepare<[string], unknown>(TRASHED_PROBE_SQL);
-    trashedProbes.set(sqlite, stmt);
-  }
-  return stmt.raw(false).get(userId) !== undefined;
+export function hasTrashedContainer(db: Db, userId: string): boolean {
+  return prepared(db, 'containers.trashedProbe', (d) => d.$client.prepare<[string], unknown>(TRASHED_PROBE_SQL)).get(userId) !== undefined;
 }
 
 /** Whether the container or one of its ancestors is trashed. */

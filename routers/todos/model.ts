@@ -710,7 +710,7 @@ export function listTodos(deps: Deps, p: Principal, query: TodoListQuery) {
   // trashed container in the account nothing is hidden that way, so the query without the
   // (recursive, per-query) clause gives the same rows; one indexed probe decides. The probe and
   // the list run in the same synchronous turn on the one connection, so no write comes between.
-  const live = !query.include_trashed && hasTrashedContainer(deps.db.$client, userId);
+  const live = !query.include_trashed && hasTrashedContainer(deps.db, userId);
   const page = tuplePage({
     key: deps.keys.cursor,
     scope: `${userId}:todos`,

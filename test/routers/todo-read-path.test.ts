@@ -49,14 +49,14 @@ describe('to-do list: trashed containers with and without the clause', () => {
     };
 
     // Containers, none trashed: nothing hidden.
-    expect(hasTrashedContainer(app.deps.db.$client, u.userId)).toBe(false);
+    expect(hasTrashedContainer(app.deps.db, u.userId)).toBe(false);
     expect(await live()).toEqual(everyone);
     // The subproject alone in the trash: only its to-dos leave.
     await c.containers.trash({ id: s.id });
-    expect(hasTrashedContainer(app.deps.db.$client, u.userId)).toBe(true);
+    expect(hasTrashedContainer(app.deps.db, u.userId)).toBe(true);
     expect(await live()).toEqual([loose.id, inP.id, inOther.id].sort());
     await c.containers.restore({ id: s.id });
-    expect(hasTrashedContainer(app.deps.db.$client, u.userId)).toBe(false);
+    expect(hasTrashedContainer(app.deps.db, u.userId)).toBe(false);
     expect(await live()).toEqual(everyone);
     // The area in the trash: its project and the project's subproject are dead too.
     await c.containers.trash({ id: area.id });
@@ -80,8 +80,8 @@ describe('to-do list: trashed containers with and without the clause', () => {
     await ca.containers.trash({ id: pa.id });
     const pb = await cb.containers.create({ kind: 'project', name: 'B project' });
     const tb = await cb.todos.create({ title: 'B todo', parentId: pb.id });
-    expect(hasTrashedContainer(app.deps.db.$client, a.userId)).toBe(true);
-    expect(hasTrashedContainer(app.deps.db.$client, b.userId)).toBe(false);
+    expect(hasTrashedContainer(app.deps.db, a.userId)).toBe(true);
+    expect(hasTrashedContainer(app.deps.db, b.userId)).toBe(false);
     expect(ids(await cb.todos.list({}))).toEqual([tb.id]);
   });
 });
