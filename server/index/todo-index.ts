@@ -408,9 +408,12 @@ function saveDelta<C extends AnyChunk, T>(db: Database.Database, o: IndexOwner, 
   const base = baseFor(db, o, layer, bucket);
   // A rebuilt base holds the rows as they are now (this write included) and dropped the delta.
   if (base.rebuilt) return;
+  // One decode of the base, the delta's entries over it, one encode: linear in the base, where an
+  // in-place put per delta entry re-split and re-joined the base's ids (and its maps) each time.
+  const entries = entriesOf(layer, base.c);
   const ids = idsOf(d);
-  for (let k = 0; k < ids.length; k++) putEntry(layer, base.c, ids[k]!, d.u[k]!, layer.payload(d, k));
-  writeChunk(db, o, chunkId(layer, bucket), base.c);
+  for (let k = 0; k < ids.length; k++) entries.set(ids[k]!, { u: d.u[k]!, x: layer.payload(d, k) });
+  writeChunk(db, o, chunkId(layer, bucket), encodeEntries(layer, entries));
   stmts(db).drop.run(o.userId, deltaId(layer, bucket));
 }
 

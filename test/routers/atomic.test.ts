@@ -9,7 +9,10 @@ import { authenticate } from '../../server/auth/credentials.js';
 import { runWrite } from '../../routers/middleware/atomic.js';
 import { createTodo } from '../../routers/todos/model.js';
 import { loadConfig, type Config } from '../../server/config.js';
-import { openDb, closeDb } from '../../db/client.js';
+import { openDb, closeDb, WAL_CHECKPOINT_PAGES, WAL_SIZE_LIMIT } from '../../db/client.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 
 let app: TestApp;
 beforeAll(async () => {
@@ -69,5 +72,25 @@ describe('durability (CAIRN_DURABILITY, DECISIONS §1)', () => {
     expect(app.deps.config.durability).toBe('full');
     expect(app.deps.db.$client.pragma('synchronous', { simple: true })).toBe(2);
     expect(app.deps.db.$client.pragma('secure_delete', { simple: true })).toBe(1);
+  });
+
+  it('checkpoints every WAL_CHECKPOINT_PAGES pages, not every 1,000 as SQLite would (docs/performance.md "Checkpoints")', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'cairn-wal-'));
+    const db = openDb(path.join(dir, 'c.db'));
+    try {
+      const sqlite = db.$client;
+      expect(sqlite.pragma('wal_autocheckpoint', { simple: true })).toBe(WAL_CHECKPOINT_PAGES);
+      expect(sqlite.pragma('journal_size_limit', { simple: true })).toBe(WAL_SIZE_LIMIT);
+      sqlite.exec('CREATE TABLE filler (b BLOB)');
+      const put = sqlite.prepare('INSERT INTO filler (b) VALUES (randomblob(3000))');
+      // 1,500 one-page commits: past SQLite's default checkpoint, short of ours.
+      for (let i = 0; i < 1_500; i++) put.run();
+      const { log } = (sqlite.pragma('wal_checkpoint(PASSIVE)') as { log: number }[])[0]!;
+      expect(log).toBeGreaterThanOrEqual(1_500);
+      expect(log).toBeLessThan(WAL_CHECKPOINT_PAGES);
+    } finally {
+      closeDb(db);
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
