@@ -135,6 +135,8 @@ export function createTrpcHandler(deps: Deps): TrpcHandler {
   async function run(req: IncomingMessage, res: ServerResponse, calls: Call[], batch: boolean): Promise<void> {
     const state = requestState(req as Request);
     const ctx: Context = createContextInner({ deps, requestId: state.requestId, authorization: req.headers.authorization, ip: state.ip, ...requestExtras(req as Request) });
+    // The calls of a batch authenticate once (routers/trpc.ts `batchAuth`).
+    if (calls.length > 1) ctx.batchAuth = {};
     state.ctx = ctx;
     ctx.http.procedure = calls.map((c) => c.path).join(',');
     const url = req.url ?? '';

@@ -56,6 +56,12 @@ export type ContextInner = {
   idempotencyKey?: string | undefined;
   /** Collects this request's rate-limit results for the RateLimit-* headers (routers/middleware/rate-limit.ts). */
   rate?: RateTracker | undefined;
+  /**
+   * Set by rest/trpc.ts for a batch: its calls come with one Authorization header in one HTTP
+   * request, so they share one authentication (one lookup, one key unwrap) instead of one each.
+   * It lives in the request's context, so nothing unwrapped outlives the request.
+   */
+  batchAuth?: { principal?: Promise<Principal> } | undefined;
 };
 
 /** What a procedure may say about its HTTP answer beyond the body (status chosen at run time). */
@@ -165,7 +171,8 @@ export function requireGrants(principal: Principal, meta: Pick<Meta, 'scopes' | 
 export const authedProcedure = t.procedure.use(async ({ ctx, meta, type, path, getRawInput, next }) => {
   noStoreSecrets(ctx, meta);
   limitCredential(ctx);
-  const principal = await authenticate(ctx.deps, ctx.authorization, presentedBearer(ctx));
+  const once = ctx.batchAuth;
+  const principal = await (once ? (once.principal ??= authenticate(ctx.deps, ctx.authorization, presentedBearer(ctx))) : authenticate(ctx.deps, ctx.authorization, presentedBearer(ctx)));
   requireGrants(principal, meta);
   const authed: AuthedContext = { ...ctx, principal };
   const mutation = type === 'mutation';

@@ -242,6 +242,13 @@ function credentialByHash(deps: Deps): Database.Statement<[Buffer], CredentialRo
   );
 }
 
+let authentications = 0;
+
+/** How many times `authenticate` has run in this process (the tests count a batch's). */
+export function authenticationCount(): number {
+  return authentications;
+}
+
 /**
  * Resolves `Authorization: Bearer …` to a principal holding the unwrapped data key. `parsed`: the
  * header already parsed by the rate-limit step of this request (the same header), so it is parsed
@@ -255,6 +262,7 @@ export async function authenticate(
   parsed?: BearerCredential | null,
   audience: string = deps.config.publicUrl,
 ): Promise<Principal> {
+  authentications++;
   if (!authorization) throw unauthorized(deps, 'A bearer credential is required.', false);
   const bearer = parsed === undefined ? parseBearerHeader(authorization) : parsed;
   if (!bearer) throw unauthorized(deps, 'The Authorization header must be "Bearer <token>".', true);

@@ -7,6 +7,7 @@ import { startApp, type TestApp } from '../helpers/app.js';
 import { call, createPat, registerUser, type Res } from '../helpers/http.js';
 import { trpcFastPathCount } from '../../rest/trpc.js';
 import { LIMITS } from '../../server/config.js';
+import { authenticationCount } from '../../server/auth/credentials.js';
 
 let app: TestApp;
 let pat: string;
@@ -85,5 +86,25 @@ describe('/trpc on node:http answers as tRPC does', () => {
     expect(trpcFastPathCount()).toBe(before + 1);
     expect(r.headers.get('x-request-id')).toMatch(/^req_/);
     expect(r.headers.get('ratelimit-remaining')).not.toBeNull();
+  });
+
+  it('the calls of a batch authenticate once; single calls and separate requests each once; a bad credential fails every call', async () => {
+    const counted = async (path: string, token: string | undefined = pat) => {
+      const before = authenticationCount();
+      const r = await call(app, 'GET', path, { token });
+      return { r, n: authenticationCount() - before };
+    };
+    const batch = await counted(`/trpc/todos.get,todos.get,me.get,todos.get?batch=1&input=${batchInput({ id: todoId }, { id: todoId }, undefined, { id: MISSING })}`);
+    expect(batch.r.status).toBe(207);
+    expect(batch.n).toBe(1);
+    const answers = batch.r.body as { result?: { data: { json: { id?: string; sub?: string } } }; error?: { json: { data: { httpStatus: number } } } }[];
+    expect(answers.map((a) => a.result?.data.json.id ?? a.result?.data.json.sub ?? a.error?.json.data.httpStatus)).toEqual([todoId, todoId, expect.any(String), 404]);
+    expect((await counted(`/trpc/todos.get?input=${input({ id: todoId })}`)).n).toBe(1);
+    expect((await counted(`/trpc/todos.get?batch=1&input=${batchInput({ id: todoId })}`)).n).toBe(1);
+    for (let i = 0; i < 2; i++) expect((await counted(`/trpc/me.get,me.get?batch=1`)).n).toBe(1);
+    const bad = await counted(`/trpc/me.get,todos.get?batch=1&input=${batchInput(undefined, { id: todoId })}`, 'cairn_pat_' + 'A'.repeat(43));
+    expect(bad.r.status).toBe(401);
+    expect((bad.r.body as { error: { json: { data: { httpStatus: number } } } }[]).map((a) => a.error.json.data.httpStatus)).toEqual([401, 401]);
+    expect(bad.n).toBe(1);
   });
 });
