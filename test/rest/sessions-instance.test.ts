@@ -5,7 +5,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { webcrypto } from 'node:crypto';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { restartApp, stopKeepingData } from '../helpers/restart.js';
 import { call, expectProblem, registerUser } from '../helpers/http.js';
@@ -60,6 +61,22 @@ describe('sessions are bound to the instance', () => {
       expect(me.status).toBe(200);
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('the session key is imported into WebCrypto once per server key, not on every sign and verify (issue 12)', async () => {
+    const a = await startApp();
+    open.push(a);
+    const u = await registerUser(a);
+    const spy = vi.spyOn(webcrypto.subtle, 'importKey');
+    try {
+      for (let i = 0; i < 3; i++) expect((await call(a, 'GET', '/v1/me', { token: u.session })).status).toBe(200);
+      const again = await call(a, 'POST', '/v1/auth/login', { body: { email: u.email, password: u.password } });
+      expect(again.status, again.text).toBe(200);
+      expect((await call(a, 'GET', '/v1/me', { token: again.body.token })).status).toBe(200);
+      expect(spy).not.toHaveBeenCalled();
+    } finally {
+      spy.mockRestore();
     }
   });
 });
