@@ -5,6 +5,7 @@ import { and, eq, isNull, ne } from 'drizzle-orm';
 import { prepared } from '../../db/prepared.js';
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
 import { webcrypto } from 'node:crypto';
+import { fastSessionPayload } from './session-jwt.js';
 import type Database from 'better-sqlite3';
 import { credentials } from '../../db/schema/index.js';
 import { instanceId, type Db, type Tx } from '../../db/client.js';
@@ -40,14 +41,14 @@ export const PAT_PREFIX = 'cairn_pat_';
 export const OAUTH_ACCESS_PREFIX = 'cairn_oat_';
 export const OAUTH_REFRESH_PREFIX = 'cairn_ort_';
 const PREFIXES = [PAT_PREFIX, OAUTH_ACCESS_PREFIX, OAUTH_REFRESH_PREFIX];
-const SESSION_AUDIENCE = 'cairn:first-party-session';
+export const SESSION_AUDIENCE = 'cairn:first-party-session';
 
 /**
  * DECISIONS §2: a session is bound to the instance (an id kept with its data), not to PUBLIC_URL
  * or the port, so changing either, or minting a session with the CLI under another environment,
  * logs nobody out. The signing key comes from the master key, which also stays with the data.
  */
-function sessionIssuer(deps: Deps): string {
+export function sessionIssuer(deps: Deps): string {
   return `urn:cairn:instance:${instanceId(deps.db)}`;
 }
 const DAY = 86_400_000;
@@ -220,14 +221,14 @@ async function parseBearer(deps: Deps, bearer: BearerCredential): Promise<Presen
   }
   if (token.startsWith('eyJ')) {
     try {
-      const { payload } = await jwtVerify(token, await jwtKey(deps.keys.jwt), {
-        issuer: sessionIssuer(deps),
-        audience: SESSION_AUDIENCE,
-        algorithms: ['HS256'],
-        currentDate: new Date(deps.clock()),
-      });
+      // One HMAC for the sessions this server minted (server/auth/session-jwt.ts); jose for the rest.
+      const issuer = sessionIssuer(deps);
+      const now = deps.clock();
+      const payload =
+        fastSessionPayload(token, deps.keys.jwt, issuer, SESSION_AUDIENCE, now) ??
+        (await jwtVerify(token, await jwtKey(deps.keys.jwt), { issuer, audience: SESSION_AUDIENCE, algorithms: ['HS256'], currentDate: new Date(now) })).payload;
       const secret = typeof payload.sk === 'string' ? fromB64u(payload.sk) : null;
-      if (!secret || secret.length !== 32 || toB64u(secret) !== payload.sk || typeof payload.sid !== 'string' || !payload.sub) return null;
+      if (!secret || secret.length !== 32 || toB64u(secret) !== payload.sk || typeof payload.sid !== 'string' || typeof payload.sub !== 'string' || !payload.sub) return null;
       return { kind: 'session', secret, claimedUser: payload.sub, claimedId: payload.sid };
     } catch (e) {
       if (e instanceof joseErrors.JOSEError) return null;

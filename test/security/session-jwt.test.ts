@@ -1,0 +1,94 @@
+// server/auth/session-jwt.ts: the one-HMAC check of this server's session JWTs may only accept
+// what jose's jwtVerify accepts (with the same options), and must answer the same payload; for
+// everything else it steps aside (undefined) and jose decides. Checked over sessions as the
+// server mints them and over expired, tampered, foreign and malformed variants.
+import { createHmac } from 'node:crypto';
+import { SignJWT, jwtVerify } from 'jose';
+import { describe, expect, it } from 'vitest';
+import { fastSessionPayload, SESSION_HEADER } from '../../server/auth/session-jwt.js';
+import { sessionToken, SESSION_AUDIENCE, sessionIssuer } from '../../server/auth/credentials.js';
+import { openDb, closeDb } from '../../db/client.js';
+import type { Deps } from '../../server/deps.js';
+
+const KEY = Buffer.alloc(32, 7);
+const OTHER = Buffer.alloc(32, 8);
+const ISS = 'urn:cairn:instance:test';
+const NOW = Date.UTC(2026, 10, 23, 3, 0, 0);
+const s = (ms: number) => Math.floor(ms / 1000);
+const b64u = (v: unknown) => Buffer.from(typeof v === 'string' ? v : JSON.stringify(v), 'utf8').toString('base64url');
+
+/** A compact JWS signed by hand (any header, any payload text), as a forger holding the key could. */
+function handSigned(header: unknown, payload: unknown, key = KEY): string {
+  const input = `${typeof header === 'string' ? header : b64u(header)}.${b64u(payload)}`;
+  return `${input}.${createHmac('sha256', key).update(input).digest('base64url')}`;
+}
+const claims = (over: Record<string, unknown> = {}) => ({ sid: 'S1', sk: 'A'.repeat(43), sub: 'U1', iss: ISS, aud: SESSION_AUDIENCE, iat: s(NOW) - 60, exp: s(NOW) + 3600, ...over });
+const minted = (over: Record<string, unknown> = {}, key = KEY) => {
+  const c = claims(over);
+  return new SignJWT(c).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).sign(key);
+};
+
+async function viaJose(token: string): Promise<Record<string, unknown> | 'refused'> {
+  try {
+    return (await jwtVerify(token, KEY, { issuer: ISS, audience: SESSION_AUDIENCE, algorithms: ['HS256'], currentDate: new Date(NOW) })).payload as Record<string, unknown>;
+  } catch {
+    return 'refused';
+  }
+}
+
+describe('session JWTs: the one-HMAC check agrees with jose', () => {
+  it('accepts the sessions the server mints, with jose’s payload', async () => {
+    const db = openDb(':memory:');
+    try {
+      const deps = { db, keys: { jwt: KEY }, clock: () => NOW } as unknown as Deps;
+      const { token } = await sessionToken(deps, { id: 'S1', userId: 'U1', secret: Buffer.alloc(32, 1), expiresAt: NOW + 86_400_000 });
+      expect(token.startsWith(`${SESSION_HEADER}.`)).toBe(true);
+      const issuer = sessionIssuer(deps);
+      const fast = fastSessionPayload(token, KEY, issuer, SESSION_AUDIENCE, NOW);
+      expect(fast).toBeDefined();
+      const jose = (await jwtVerify(token, KEY, { issuer, audience: SESSION_AUDIENCE, algorithms: ['HS256'], currentDate: new Date(NOW) })).payload;
+      expect(fast).toEqual(jose);
+    } finally {
+      closeDb(db);
+    }
+  });
+
+  it('never accepts what jose refuses, and steps aside for every variant it is not sure of', async () => {
+    const good = await minted();
+    const [h, p, sig] = good.split('.') as [string, string, string];
+    const cases: { name: string; token: string; fast: 'accept' | 'aside' }[] = [
+      { name: 'valid', token: good, fast: 'accept' },
+      { name: 'expires this second', token: await minted({ exp: s(NOW) }), fast: 'aside' },
+      { name: 'expired', token: await minted({ exp: s(NOW) - 1 }), fast: 'aside' },
+      { name: 'expires next second', token: await minted({ exp: s(NOW) + 1 }), fast: 'accept' },
+      { name: 'no exp', token: await minted({ exp: undefined }), fast: 'aside' },
+      { name: 'exp as a string', token: handSigned({ alg: 'HS256', typ: 'JWT' }, claims({ exp: String(s(NOW) + 60) })), fast: 'aside' },
+      { name: 'another issuer', token: await minted({ iss: 'urn:cairn:instance:other' }), fast: 'aside' },
+      { name: 'another audience', token: await minted({ aud: 'someone-else' }), fast: 'aside' },
+      { name: 'audience as an array', token: await minted({ aud: [SESSION_AUDIENCE] }), fast: 'aside' },
+      { name: 'nbf in the future', token: await minted({ nbf: s(NOW) + 60 }), fast: 'aside' },
+      { name: 'nbf in the past', token: await minted({ nbf: s(NOW) - 60 }), fast: 'aside' },
+      { name: 'iat as a string', token: handSigned({ alg: 'HS256', typ: 'JWT' }, claims({ iat: 'yesterday' })), fast: 'aside' },
+      { name: 'signed with another key', token: await minted({}, OTHER), fast: 'aside' },
+      { name: 'payload changed after signing', token: `${h}.${b64u(claims({ sub: 'U2' }))}.${sig}`, fast: 'aside' },
+      { name: 'signature truncated', token: `${h}.${p}.${sig.slice(0, -2)}`, fast: 'aside' },
+      { name: 'signature with a character appended', token: `${h}.${p}.${sig}A`, fast: 'aside' },
+      { name: 'four parts', token: `${good}.x`, fast: 'aside' },
+      { name: 'two parts', token: `${h}.${p}`, fast: 'aside' },
+      { name: 'alg none', token: `${b64u({ alg: 'none', typ: 'JWT' })}.${p}.`, fast: 'aside' },
+      { name: 'alg HS512 header', token: handSigned({ alg: 'HS512', typ: 'JWT' }, claims()), fast: 'aside' },
+      { name: 'header with crit', token: handSigned({ alg: 'HS256', typ: 'JWT', crit: ['exp'] }, claims()), fast: 'aside' },
+      { name: 'header without typ', token: handSigned({ alg: 'HS256' }, claims()), fast: 'aside' },
+      { name: 'payload an array', token: handSigned({ alg: 'HS256', typ: 'JWT' }, [1, 2]), fast: 'aside' },
+      { name: 'payload not JSON', token: handSigned({ alg: 'HS256', typ: 'JWT' }, 'not json'), fast: 'aside' },
+      { name: 'payload null', token: handSigned({ alg: 'HS256', typ: 'JWT' }, 'null'), fast: 'aside' },
+    ];
+    for (const c of cases) {
+      const fast = fastSessionPayload(c.token, KEY, ISS, SESSION_AUDIENCE, NOW);
+      const jose = await viaJose(c.token);
+      expect({ case: c.name, fast: fast === undefined ? 'aside' : 'accept' }).toEqual({ case: c.name, fast: c.fast });
+      // Whatever the fast check accepts, jose accepts with the same payload.
+      if (fast !== undefined) expect({ case: c.name, payload: fast }).toEqual({ case: c.name, payload: jose });
+    }
+  });
+});
