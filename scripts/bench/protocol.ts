@@ -14,6 +14,8 @@ export type SeededAccount = {
   filterId: string | null;
   /** Cairn only: a personal access token of the account (never printed). */
   token?: string;
+  /** Cairn only: a first-party session of the account, as a first-party app presents it (never printed). */
+  session?: string;
 };
 
 export type SeedResult = {

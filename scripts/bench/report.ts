@@ -168,7 +168,7 @@ export function renderReport(rec: RunRecord): string {
     `- Seeding Cairn: ${rec.seed.todos} to-dos in ${rec.seed.seconds.toFixed(1)} s through Cairn's own code (procedures; the to-do model); database ${fmtMB(rec.seed.dbBytes)}`,
     `- Whole run: ${rec.elapsedS.toFixed(0)} s${s.only ? `; only scenarios matching /${s.only}/` : ''}`,
     '',
-    'A = bare node:http (fixed JSON); B = Express 5 + better-sqlite3, plaintext, no auth; C = Cairn with a personal access token.',
+    'A = bare node:http (fixed JSON); B = Express 5 + better-sqlite3, plaintext, no auth; C = Cairn with a personal access token (a first-party session where the scenario says so).',
     'Latencies in ms (2xx only); C/B and C/A compare requests/s. ⚠n marks non-2xx answers or socket errors.',
     '',
   );

@@ -34,8 +34,8 @@ function counter(): () => number {
   return () => ++n;
 }
 
-export function headersFor(acct: SeededAccount, who: 'B' | 'C', body = false): Record<string, string> {
-  const h: Record<string, string> = who === 'C' ? { authorization: `Bearer ${acct.token}` } : { 'x-bench-account': acct.name };
+export function headersFor(acct: SeededAccount, who: 'B' | 'C', body = false, credential: 'token' | 'session' = 'token'): Record<string, string> {
+  const h: Record<string, string> = who === 'C' ? { authorization: `Bearer ${credential === 'session' ? acct.session : acct.token}` } : { 'x-bench-account': acct.name };
   if (body) h['content-type'] = 'application/json';
   return h;
 }
@@ -88,6 +88,20 @@ export function buildScenarios(sizes: readonly number[]): Scenario[] {
       build: (a, who) => {
         const next = cycle(a.todoIds);
         return { method: 'GET', path: () => `/trpc/todos.get?input=${trpcInput(next())}`, headers: headersFor(a, who) };
+      },
+    },
+    {
+      // The first-party path as a first-party app calls it: with a session (a JWT), not a personal token.
+      id: 'trpc-todo-get-session',
+      label: 'GET /trpc/todos.get (first-party session)',
+      kind: 'read',
+      group: 'core',
+      account: CRUD_ACCOUNT,
+      needs: 'todos',
+      connections: 'throughput',
+      build: (a, who) => {
+        const next = cycle(a.todoIds);
+        return { method: 'GET', path: () => `/trpc/todos.get?input=${trpcInput(next())}`, headers: headersFor(a, who, false, 'session') };
       },
     },
     {

@@ -117,7 +117,7 @@ async function seedAccount(spec: AccountSpec, today: string, available: SeedResu
     const filter = (await call(token, 'filters.create', { name: FILTER_NAME, criteria: FILTER_CRITERIA })) as { id: string };
     filterId = filter.id;
   }
-  return { account: { name: spec.name, todoIds, tagIds, filterId, token }, todos };
+  return { account: { name: spec.name, todoIds, tagIds, filterId, token, session: reg.token }, todos };
 }
 
 async function main(): Promise<void> {
