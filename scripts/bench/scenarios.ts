@@ -44,6 +44,23 @@ const trpcInput = (id: string) => encodeURIComponent(JSON.stringify({ json: { id
 
 export const CRUD_ACCOUNT = 'crud';
 
+/** `GET /trpc/todos.get` over the crud account's to-dos, C presenting the account's token or session. */
+function trpcTodoGet(id: string, label: string, credential: 'token' | 'session'): Scenario {
+  return {
+    id,
+    label,
+    kind: 'read',
+    group: 'core',
+    account: CRUD_ACCOUNT,
+    needs: 'todos',
+    connections: 'throughput',
+    build: (a, who) => {
+      const next = cycle(a.todoIds);
+      return { method: 'GET', path: () => `/trpc/todos.get?input=${trpcInput(next())}`, headers: headersFor(a, who, false, credential) };
+    },
+  };
+}
+
 export function buildScenarios(sizes: readonly number[]): Scenario[] {
   const core: Scenario[] = [
     {
@@ -77,33 +94,9 @@ export function buildScenarios(sizes: readonly number[]): Scenario[] {
         return { method: 'GET', path: () => `/v1/todos/${next()}`, headers: headersFor(a, who) };
       },
     },
-    {
-      id: 'trpc-todo-get',
-      label: 'GET /trpc/todos.get (same read)',
-      kind: 'read',
-      group: 'core',
-      account: CRUD_ACCOUNT,
-      needs: 'todos',
-      connections: 'throughput',
-      build: (a, who) => {
-        const next = cycle(a.todoIds);
-        return { method: 'GET', path: () => `/trpc/todos.get?input=${trpcInput(next())}`, headers: headersFor(a, who) };
-      },
-    },
-    {
-      // The first-party path as a first-party app calls it: with a session (a JWT), not a personal token.
-      id: 'trpc-todo-get-session',
-      label: 'GET /trpc/todos.get (first-party session)',
-      kind: 'read',
-      group: 'core',
-      account: CRUD_ACCOUNT,
-      needs: 'todos',
-      connections: 'throughput',
-      build: (a, who) => {
-        const next = cycle(a.todoIds);
-        return { method: 'GET', path: () => `/trpc/todos.get?input=${trpcInput(next())}`, headers: headersFor(a, who, false, 'session') };
-      },
-    },
+    trpcTodoGet('trpc-todo-get', 'GET /trpc/todos.get (same read)', 'token'),
+    // The first-party path as a first-party app calls it: with a session (a JWT), not a personal token.
+    trpcTodoGet('trpc-todo-get-session', 'GET /trpc/todos.get (first-party session)', 'session'),
     {
       id: 'todo-list',
       label: 'GET /v1/todos?limit=50',
