@@ -4,7 +4,9 @@
 // server mints them and over expired, tampered, foreign and malformed variants.
 import { createHmac } from 'node:crypto';
 import { SignJWT, jwtVerify } from 'jose';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startApp, type TestApp } from '../helpers/app.js';
+import { call, registerUser } from '../helpers/http.js';
 import { fastSessionPayload, SESSION_HEADER } from '../../server/auth/session-jwt.js';
 import { sessionToken, SESSION_AUDIENCE, sessionIssuer } from '../../server/auth/credentials.js';
 import { openDb, closeDb } from '../../db/client.js';
@@ -90,5 +92,39 @@ describe('session JWTs: the one-HMAC check agrees with jose', () => {
       // Whatever the fast check accepts, jose accepts with the same payload.
       if (fast !== undefined) expect({ case: c.name, payload: fast }).toEqual({ case: c.name, payload: jose });
     }
+  });
+});
+
+describe('session JWTs over HTTP: only signed, current sessions of this server open an account', () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startApp();
+  });
+  afterAll(() => app.close());
+
+  const status = async (token: string) => [(await call(app, 'GET', '/v1/me', { token })).status, (await call(app, 'GET', '/trpc/me.get', { token })).status];
+  const payloadOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8')) as Record<string, unknown>;
+  const signed = (claims: Record<string, unknown>, key: Uint8Array) => new SignJWT(claims).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).sign(key);
+
+  it('accepts the session as issued; refuses it altered, signed with another key, expired in the token, or for another issuer or audience', async () => {
+    const u = await registerUser(app);
+    expect(await status(u.session)).toEqual([200, 200]);
+    const claims = payloadOf(u.session);
+    const [h, , sig] = u.session.split('.') as [string, string, string];
+    const other = await registerUser(app);
+    const altered = `${h}.${b64u({ ...claims, sub: other.userId })}.${sig}`;
+    expect(await status(altered)).toEqual([401, 401]);
+    expect(await status(await signed(claims, OTHER))).toEqual([401, 401]);
+    const now = s(app.clock());
+    // The credential row is still valid: only the token's own claims refuse these.
+    expect(await status(await signed({ ...claims, exp: now }, app.deps.keys.jwt))).toEqual([401, 401]);
+    expect(await status(await signed({ ...claims, iss: 'urn:cairn:instance:another' }, app.deps.keys.jwt))).toEqual([401, 401]);
+    expect(await status(await signed({ ...claims, aud: 'someone-else' }, app.deps.keys.jwt))).toEqual([401, 401]);
+    expect(await status(await signed({ ...claims, nbf: now + 60 }, app.deps.keys.jwt))).toEqual([401, 401]);
+    // The same claims, re-signed with the right key and a later exp: still the session.
+    expect(await status(await signed({ ...claims, exp: now + 60 }, app.deps.keys.jwt))).toEqual([200, 200]);
+    // Past the token's exp (and the session's life), the issued token is refused too.
+    app.clock.advance(31 * 86_400_000);
+    expect(await status(u.session)).toEqual([401, 401]);
   });
 });
