@@ -44,8 +44,8 @@ const trpcInput = (id: string) => encodeURIComponent(JSON.stringify({ json: { id
 
 export const CRUD_ACCOUNT = 'crud';
 
-/** `GET /trpc/todos.get` over the crud account's to-dos, C presenting the account's token or session. */
-function trpcTodoGet(id: string, label: string, credential: 'token' | 'session'): Scenario {
+/** One to-do read by id over the crud account's to-dos (`path` builds the URL), C presenting the account's token or session. */
+function todoGet(id: string, label: string, path: (todoId: string) => string, credential: 'token' | 'session' = 'token'): Scenario {
   return {
     id,
     label,
@@ -56,10 +56,11 @@ function trpcTodoGet(id: string, label: string, credential: 'token' | 'session')
     connections: 'throughput',
     build: (a, who) => {
       const next = cycle(a.todoIds);
-      return { method: 'GET', path: () => `/trpc/todos.get?input=${trpcInput(next())}`, headers: headersFor(a, who, false, credential) };
+      return { method: 'GET', path: () => path(next()), headers: headersFor(a, who, false, credential) };
     },
   };
 }
+const trpcGetPath = (todoId: string) => `/trpc/todos.get?input=${trpcInput(todoId)}`;
 
 export function buildScenarios(sizes: readonly number[]): Scenario[] {
   const core: Scenario[] = [
@@ -81,22 +82,10 @@ export function buildScenarios(sizes: readonly number[]): Scenario[] {
       connections: 'throughput',
       build: (a, who) => ({ method: 'GET', path: () => '/trpc/me.get', headers: headersFor(a, who) }),
     },
-    {
-      id: 'todo-get',
-      label: 'GET /v1/todos/{id}',
-      kind: 'read',
-      group: 'core',
-      account: CRUD_ACCOUNT,
-      needs: 'todos',
-      connections: 'throughput',
-      build: (a, who) => {
-        const next = cycle(a.todoIds);
-        return { method: 'GET', path: () => `/v1/todos/${next()}`, headers: headersFor(a, who) };
-      },
-    },
-    trpcTodoGet('trpc-todo-get', 'GET /trpc/todos.get (same read)', 'token'),
+    todoGet('todo-get', 'GET /v1/todos/{id}', (todoId) => `/v1/todos/${todoId}`),
+    todoGet('trpc-todo-get', 'GET /trpc/todos.get (same read)', trpcGetPath),
     // The first-party path as a first-party app calls it: with a session (a JWT), not a personal token.
-    trpcTodoGet('trpc-todo-get-session', 'GET /trpc/todos.get (first-party session)', 'session'),
+    todoGet('trpc-todo-get-session', 'GET /trpc/todos.get (first-party session)', trpcGetPath, 'session'),
     {
       id: 'todo-list',
       label: 'GET /v1/todos?limit=50',
