@@ -78,6 +78,10 @@ export function openDb(file: string, opts: OpenOptions = {}): Db {
   // cut back to WAL_SIZE_LIMIT after a checkpoint when one large transaction grew it past that.
   sqlite.pragma(`wal_autocheckpoint = ${WAL_CHECKPOINT_PAGES}`);
   sqlite.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT}`);
+  // Temporary storage (statement journals, spilled sorts) in files, as SQLite's build default: a
+  // write that touches many rows does not hold a copy of every page it changed in memory. The
+  // bounded writes of the request path switch to memory for their transaction (smallWrites).
+  sqlite.pragma('temp_store = FILE');
   const db = drizzle(sqlite, { schema }) as Db;
   migrate(db, { migrationsFolder: migrationsFolder() });
   // Planner statistics: without them SQLite picks poor indexes as accounts grow (e.g. scanning
@@ -86,6 +90,29 @@ export function openDb(file: string, opts: OpenOptions = {}): Db {
   sqlite.pragma('analysis_limit = 1000');
   sqlite.pragma('optimize = 0x10002');
   return db;
+}
+
+const TEMP_STORE = new WeakMap<Database.Database, { memory: Database.Statement; file: Database.Statement }>();
+
+/**
+ * Runs `tx` (which opens and commits one transaction) with SQLite's temporary storage in memory,
+ * then puts it back to files. For writes whose size does not grow with the account (one to-do,
+ * one note…): each runs in a savepoint (routers/middleware/atomic.ts), so SQLite copies every page
+ * it changes into a sub-journal, which past 64 KiB goes to a temporary file that is created,
+ * written and unlinked for that transaction. A create changes ~20 pages; at 40,000 to-dos the file
+ * cost ~45 µs of a ~415 µs served create (docs/performance.md "Sub-journals"). The setting is read
+ * when the transaction begins, so it must change outside one; inside one, `tx` just runs.
+ */
+export function smallWrites<T>(sqlite: Database.Database, tx: () => T): T {
+  if (sqlite.inTransaction) return tx();
+  let s = TEMP_STORE.get(sqlite);
+  if (!s) TEMP_STORE.set(sqlite, (s = { memory: sqlite.prepare('PRAGMA temp_store = MEMORY'), file: sqlite.prepare('PRAGMA temp_store = FILE') }));
+  s.memory.run();
+  try {
+    return tx();
+  } finally {
+    s.file.run();
+  }
 }
 
 const INSTANCE_IDS = new WeakMap<object, string>();

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { authedProcedure, router } from '../trpc.js';
-import { atomic, ERASES } from '../middleware/atomic.js';
+import { atomic, BULK_ERASES } from '../middleware/atomic.js';
 import { pageSchema } from '../../db/paging.js';
 import { IdParam, EmptyBody } from '../common.js';
 import * as m from './model.js';
@@ -72,5 +72,5 @@ export const containersRouter = router({
     .meta({ scopes: [...write], successStatus: 204, openapi: { method: 'DELETE', path: '/v1/containers/{id}', tags, summary: 'Delete a trashed container and everything in it (conflict when live)' } })
     .input(z.object(IdParam).strict())
     .output(z.void())
-    .mutation(atomic(({ ctx, input }) => m.deleteContainer(ctx.deps, ctx.principal, input.id), ERASES)),
+    .mutation(atomic(({ ctx, input }) => m.deleteContainer(ctx.deps, ctx.principal, input.id), BULK_ERASES)),
 });

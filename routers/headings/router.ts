@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { authedProcedure, router } from '../trpc.js';
-import { atomic, ERASES } from '../middleware/atomic.js';
+import { atomic, BULK, BULK_ERASES } from '../middleware/atomic.js';
 import { pageSchema } from '../../db/paging.js';
 import { IdParam } from '../common.js';
 import * as m from './model.js';
@@ -42,7 +42,7 @@ export const headingsRouter = router({
     })
     .input(ConvertHeadingInput)
     .output(HeadingConverted)
-    .mutation(atomic(({ ctx, input }) => m.convertHeading(ctx.deps, ctx.principal, input.headingId, input.id))),
+    .mutation(atomic(({ ctx, input }) => m.convertHeading(ctx.deps, ctx.principal, input.headingId, input.id), BULK)),
 
   complete: authedProcedure
     .meta({
@@ -53,7 +53,7 @@ export const headingsRouter = router({
     })
     .input(CompleteHeadingInput)
     .output(HeadingCompleted)
-    .mutation(atomic(({ ctx, input }) => m.completeHeading(ctx.deps, ctx.principal, input.id, input.today))),
+    .mutation(atomic(({ ctx, input }) => m.completeHeading(ctx.deps, ctx.principal, input.id, input.today), BULK)),
 
   get: authedProcedure
     .meta({ scopes: ['containers:read'], openapi: { method: 'GET', path: '/v1/headings/{id}', tags, summary: 'Read a heading (also of a trashed project)' } })
@@ -65,7 +65,7 @@ export const headingsRouter = router({
     .meta({ scopes: ['containers:write'], openapi: { method: 'PATCH', path: '/v1/headings/{id}', tags, summary: 'Rename or reorder a heading' } })
     .input(UpdateHeadingInput)
     .output(Heading)
-    .mutation(atomic(({ ctx, input }) => m.updateHeading(ctx.deps, ctx.principal, input))),
+    .mutation(atomic(({ ctx, input }) => m.updateHeading(ctx.deps, ctx.principal, input), BULK)),
 
   delete: authedProcedure
     .meta({
@@ -74,5 +74,5 @@ export const headingsRouter = router({
     })
     .input(z.object(IdParam).strict())
     .output(HeadingDeleted)
-    .mutation(atomic(({ ctx, input }) => m.deleteHeading(ctx.deps, ctx.principal, input.id), ERASES)),
+    .mutation(atomic(({ ctx, input }) => m.deleteHeading(ctx.deps, ctx.principal, input.id), BULK_ERASES)),
 });

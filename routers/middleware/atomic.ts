@@ -9,6 +9,11 @@
 // The models' own `db.transaction(…)` calls nest inside as savepoints. Nothing here awaits: the
 // model, its events, the counters and the stored answer commit together or not at all.
 //
+// A savepoint makes SQLite copy every page the write changes into a sub-journal, which goes to a
+// temporary file once past 64 KiB. The transaction of a bounded write runs with SQLite's
+// temporary storage in memory (db/client.ts smallWrites); a write declared `bulk` (its size grows
+// with the account) keeps it in files, and so does every group that holds one.
+//
 // Group commit (issue 12, docs/performance.md "Group commit"): the writes that reach `atomic` in
 // one turn of the event loop (requests read in the same poll phase) are run together at the end
 // of that turn (setImmediate), in ONE IMMEDIATE transaction, each in its own savepoint, then
@@ -20,7 +25,7 @@
 import type { Deps } from '../../server/deps.js';
 import type { Principal } from '../../server/auth/credentials.js';
 import { assertCredentialLive } from '../../server/auth/credentials.js';
-import { flushDeleted } from '../../db/client.js';
+import { flushDeleted, smallWrites } from '../../db/client.js';
 import { settleInWrite, type IdempotencyPlan } from './idempotency.js';
 
 type WriteContext = {
@@ -31,11 +36,16 @@ type WriteContext = {
   procedurePath?: string | undefined;
 };
 
-const WRITES = new WeakSet<object>();
+const WRITES = new WeakMap<object, WriteOpts>();
 
 /** Whether a resolver is wrapped in `atomic` (routers/index.ts checks every Idempotent route at start). */
 export function isAtomic(resolver: unknown): boolean {
   return typeof resolver === 'function' && WRITES.has(resolver);
+}
+
+/** Whether an `atomic` resolver was declared `bulk` (WriteOpts). */
+export function isBulk(resolver: unknown): boolean {
+  return typeof resolver === 'function' && WRITES.get(resolver)?.bulk === true;
 }
 
 function isThenable(v: unknown): boolean {
@@ -54,10 +64,15 @@ function writeBody<T>(ctx: WriteContext, run: () => T): T {
   return ctx.idempotency ? settleInWrite(ctx, ctx.idempotency, call) : call();
 }
 
+/** Runs `tx` under smallWrites (db/client.ts) unless a write of it is `bulk`. */
+function inTempStore<T>(deps: Deps, bulk: boolean, tx: () => T): T {
+  return bulk ? tx() : smallWrites(deps.db.$client, tx);
+}
+
 /** Runs `run` (the model call) alone in one IMMEDIATE transaction with the checks above. */
-export function runWrite<T>(ctx: WriteContext, run: () => T, afterCommit?: (deps: Deps) => void): T {
+export function runWrite<T>(ctx: WriteContext, run: () => T, afterCommit?: (deps: Deps) => void, bulk = false): T {
   const { deps } = ctx;
-  const result = deps.db.$client.transaction(() => writeBody(ctx, run)).immediate();
+  const result = inTempStore(deps, bulk, () => deps.db.$client.transaction(() => writeBody(ctx, run)).immediate());
   crashAfterCommitHook(deps, ctx.procedurePath);
   afterCommit?.(deps);
   return result;
@@ -73,14 +88,27 @@ function crashAfterCommitHook(deps: Deps, procedure: string | undefined): void {
   if (target && procedure === target) process.kill(process.pid, 'SIGKILL');
 }
 
+/** What `atomic` takes besides the resolver. */
+export type WriteOpts = {
+  /** Runs once the transaction has committed (e.g. flushing deleted key material out of the WAL). */
+  afterCommit?: (deps: Deps) => void;
+  /**
+   * The write changes a number of rows that grows with the account (a container's or a heading's
+   * to-dos, a tag's links, the trash): its transaction keeps SQLite's temporary storage in files,
+   * so its sub-journal does not hold a copy of every page it changes in memory (db/client.ts
+   * smallWrites). Every other write is bounded and runs with it in memory.
+   */
+  bulk?: boolean;
+};
+
 /**
  * Wraps a mutation resolver: `.mutation(atomic(({ ctx, input }) => m.createTodo(…)))`.
  * `afterCommit` runs once the transaction has committed (e.g. flushing deleted key material out
  * of the WAL, which cannot happen inside a transaction).
  */
-export function atomic<O extends { ctx: WriteContext }, R>(fn: (opts: O) => R, opts: { afterCommit?: (deps: Deps) => void } = {}): (opts: O) => Promise<R> {
-  const wrapped = (o: O) => queueWrite(o.ctx, () => fn(o), opts.afterCommit);
-  WRITES.add(wrapped);
+export function atomic<O extends { ctx: WriteContext }, R>(fn: (opts: O) => R, opts: WriteOpts = {}): (opts: O) => Promise<R> {
+  const wrapped = (o: O) => queueWrite(o.ctx, () => fn(o), opts.afterCommit, opts.bulk);
+  WRITES.set(wrapped, opts);
   return wrapped;
 }
 
@@ -91,6 +119,7 @@ type Queued = {
   ctx: WriteContext;
   run: () => unknown;
   afterCommit: ((deps: Deps) => void) | undefined;
+  bulk: boolean;
   resolve: (v: unknown) => void;
   reject: (e: unknown) => void;
 };
@@ -118,10 +147,10 @@ export function groupCommitStats(deps: Deps): { groups: number; writes: number }
  * `runWrite`, joined to the group of this event-loop turn: the promise settles once the group has
  * committed (or failed). See the header comment.
  */
-export function queueWrite<T>(ctx: WriteContext, run: () => T, afterCommit?: (deps: Deps) => void): Promise<T> {
+export function queueWrite<T>(ctx: WriteContext, run: () => T, afterCommit?: (deps: Deps) => void, bulk = false): Promise<T> {
   const q = queueOf(ctx.deps);
   return new Promise<T>((resolve, reject) => {
-    q.items.push({ ctx, run, afterCommit, resolve: resolve as (v: unknown) => void, reject });
+    q.items.push({ ctx, run, afterCommit, bulk, resolve: resolve as (v: unknown) => void, reject });
     if (!q.scheduled) {
       q.scheduled = true;
       setImmediate(flushGroup, ctx.deps, q);
@@ -141,7 +170,7 @@ function flushGroup(deps: Deps, q: Queue): void {
     const only = group[0]!;
     let out: unknown;
     try {
-      out = runWrite(only.ctx, only.run, only.afterCommit);
+      out = runWrite(only.ctx, only.run, only.afterCommit, only.bulk);
     } catch (e) {
       only.reject(e);
       return;
@@ -152,20 +181,22 @@ function flushGroup(deps: Deps, q: Queue): void {
   const sqlite = deps.db.$client;
   const outcomes: Outcome[] = [];
   try {
-    sqlite
-      .transaction(() => {
-        for (const item of group) {
-          try {
-            // Nested: a savepoint, rolled back alone when this write throws.
-            outcomes.push({ ok: true, value: sqlite.transaction(() => writeBody(item.ctx, item.run))() });
-          } catch (error) {
-            outcomes.push({ ok: false, error });
-            // SQLite rolled the whole transaction back (SQLITE_FULL, an I/O error…): the group is lost.
-            if (!sqlite.inTransaction) throw error;
+    const commitGroup = () =>
+      sqlite
+        .transaction(() => {
+          for (const item of group) {
+            try {
+              // Nested: a savepoint, rolled back alone when this write throws.
+              outcomes.push({ ok: true, value: sqlite.transaction(() => writeBody(item.ctx, item.run))() });
+            } catch (error) {
+              outcomes.push({ ok: false, error });
+              // SQLite rolled the whole transaction back (SQLITE_FULL, an I/O error…): the group is lost.
+              if (!sqlite.inTransaction) throw error;
+            }
           }
-        }
-      })
-      .immediate();
+        })
+        .immediate();
+    inTempStore(deps, group.some((item) => item.bulk), commitGroup);
   } catch (error) {
     // Nothing of the group committed: a write that had succeeded fails with the group's error.
     for (let i = 0; i < group.length; i++) {
@@ -208,4 +239,8 @@ function flushGroup(deps: Deps, q: Queue): void {
  * once committed, the WAL is checkpointed and truncated, so with secure_delete on no copy of the
  * deleted bytes stays in cairn.db or cairn.db-wal (docs/security.md "What deletion guarantees").
  */
-export const ERASES = { afterCommit: (deps: Deps) => flushDeleted(deps.db) };
+export const ERASES: WriteOpts = { afterCommit: (deps: Deps) => flushDeleted(deps.db) };
+/** A write whose size grows with the account (WriteOpts.bulk). */
+export const BULK: WriteOpts = { bulk: true };
+/** Both: a deletion whose size grows with the account. */
+export const BULK_ERASES: WriteOpts = { ...ERASES, ...BULK };

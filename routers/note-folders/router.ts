@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { authedProcedure, router } from '../trpc.js';
-import { atomic, ERASES } from '../middleware/atomic.js';
+import { atomic, BULK_ERASES } from '../middleware/atomic.js';
 import { pageSchema } from '../../db/paging.js';
 import { IdParam, EmptyBody } from '../common.js';
 import * as m from './model.js';
@@ -65,5 +65,5 @@ export const noteFoldersRouter = router({
     .meta({ scopes: [...write], openapi: { method: 'DELETE', path: '/v1/note-folders/{id}', tags, summary: 'Delete a trashed folder, its subfolders and every note in them (conflict when live)' } })
     .input(z.object(IdParam).strict())
     .output(NoteFolderDeleted)
-    .mutation(atomic(({ ctx, input }) => m.deleteFolder(ctx.deps, ctx.principal, input.id), ERASES)),
+    .mutation(atomic(({ ctx, input }) => m.deleteFolder(ctx.deps, ctx.principal, input.id), BULK_ERASES)),
 });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { authedProcedure, router } from '../trpc.js';
-import { atomic, ERASES } from '../middleware/atomic.js';
+import { atomic, BULK_ERASES } from '../middleware/atomic.js';
 import { pageSchema, ListQueryShape } from '../../db/paging.js';
 import { IdParam } from '../common.js';
 import * as m from './model.js';
@@ -48,5 +48,5 @@ export const tagsRouter = router({
     .meta({ scopes: ['tags:write'], successStatus: 204, openapi: { method: 'DELETE', path: '/v1/tags/{id}', tags, summary: 'Delete a tag and remove it from every to-do' } })
     .input(z.object(IdParam).strict())
     .output(z.void())
-    .mutation(atomic(({ ctx, input }) => m.deleteTag(ctx.deps, ctx.principal, input.id), ERASES)),
+    .mutation(atomic(({ ctx, input }) => m.deleteTag(ctx.deps, ctx.principal, input.id), BULK_ERASES)),
 });

@@ -1,5 +1,5 @@
 import { authedProcedure, router } from '../trpc.js';
-import { atomic, ERASES } from '../middleware/atomic.js';
+import { atomic, BULK_ERASES } from '../middleware/atomic.js';
 import { pageSchema } from '../../db/paging.js';
 import { EmptyBody } from '../common.js';
 import * as m from './model.js';
@@ -26,5 +26,5 @@ export const trashRouter = router({
     })
     .input(EmptyBody)
     .output(TrashEmptied)
-    .mutation(atomic(({ ctx }) => m.emptyTrash(ctx.deps, ctx.principal), ERASES)),
+    .mutation(atomic(({ ctx }) => m.emptyTrash(ctx.deps, ctx.principal), BULK_ERASES)),
 });

@@ -6,11 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { call, createPat, registerUser } from '../helpers/http.js';
 import { authenticate } from '../../server/auth/credentials.js';
-import { runWrite } from '../../routers/middleware/atomic.js';
+import { isBulk, queueWrite, runWrite } from '../../routers/middleware/atomic.js';
+import { appRouter } from '../../routers/index.js';
 import { createTodo } from '../../routers/todos/model.js';
 import { loadConfig, type Config } from '../../server/config.js';
 import { openDb, closeDb, WAL_CHECKPOINT_PAGES, WAL_SIZE_LIMIT } from '../../db/client.js';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -49,6 +50,62 @@ describe('atomic()', () => {
     ).toThrow('second step fails');
     expect(todoCount(u.userId)).toBe(0);
     expect((app.deps.db.$client.prepare('SELECT count(*) AS n FROM outbox WHERE user_id = ? AND type = ?').get(u.userId, 'todo.created') as { n: number }).n).toBe(0);
+  });
+
+  it('a bounded write keeps its savepoint journal in memory; a bulk write, and any group holding one, keeps it in a temporary file (db/client.ts smallWrites)', async () => {
+    const u = await registerUser(app);
+    const pat = await createPat(app, u.session, ['tasks:write']);
+    const p = await authenticate(app.deps, `Bearer ${pat.token}`);
+    const ctx = { deps: app.deps, principal: p, http: { headers: {} } };
+    const sqlite = app.deps.db.$client;
+    // ~60 pages of this user's rows, so a savepoint that changes them all journals more than
+    // SQLite's 64 KiB in-memory threshold.
+    runWrite(ctx, () => {
+      for (let i = 0; i < 400; i++) createTodo(app.deps, p, { title: `journal ${i}`, notes: 'n'.repeat(400) } as never);
+    });
+    /** SQLite's temporary files open in this process (unlinked, named etilqs_…). */
+    const tempFiles = () =>
+      readdirSync('/proc/self/fd').filter((fd) => {
+        try {
+          return readlinkSync(`/proc/self/fd/${fd}`).includes('etilqs_');
+        } catch {
+          return false;
+        }
+      }).length;
+    /** A write that changes every page of the user's rows in a savepoint, as the models do; returns the temp files open inside it. */
+    const touchAll = () => {
+      sqlite.transaction(() => sqlite.prepare('UPDATE todos SET created_at = created_at + 1 WHERE user_id = ?').run(u.userId))();
+      return tempFiles();
+    };
+    expect(tempFiles()).toBe(0);
+    expect(await queueWrite(ctx, touchAll)).toBe(0);
+    expect(await queueWrite(ctx, touchAll, undefined, true)).toBeGreaterThan(0);
+    // Groups (writes queued in one turn): in memory, unless one of them is bulk.
+    expect(await Promise.all([queueWrite(ctx, touchAll), queueWrite(ctx, touchAll)])).toEqual([0, 0]);
+    const mixed = await Promise.all([queueWrite(ctx, touchAll), queueWrite(ctx, touchAll, undefined, true)]);
+    expect(mixed.every((n) => n > 0)).toBe(true);
+    // Outside the request path (jobs, key rotation) the connection keeps files.
+    expect(sqlite.pragma('temp_store', { simple: true })).toBe(1);
+    expect(tempFiles()).toBe(0);
+  });
+
+  it('the writes whose size grows with the account are declared bulk', () => {
+    const procs = appRouter._def.procedures as unknown as Record<string, { _def: { resolver?: unknown } }>;
+    const bulk = Object.entries(procs)
+      .filter(([, proc]) => isBulk(proc._def.resolver))
+      .map(([name]) => name)
+      .sort();
+    expect(bulk).toEqual([
+      'auth.revokeAll',
+      'containers.delete',
+      'headings.complete',
+      'headings.convert',
+      'headings.delete',
+      'headings.update',
+      'noteFolders.delete',
+      'tags.delete',
+      'trash.empty',
+    ]);
   });
 });
 
