@@ -17,7 +17,7 @@ import { AppError, invalid } from '../../server/errors.js';
 import type { Scope } from '../../server/scopes.js';
 import { assertAccountSize } from '../../server/account-size.js';
 import type Database from 'better-sqlite3';
-import { textView } from '../../server/index/todo-index.js';
+import { scanTexts } from '../../server/index/todo-index.js';
 import { fold, foldWithMap, terms as termsOf } from '../../server/index/fold.js';
 import { deadContainerIds } from '../containers/live.js';
 import { openContainer } from '../containers/model.js';
@@ -111,12 +111,11 @@ export function search(deps: Deps, p: Principal, input: { q: string; types?: str
       }
     }
     const stamps = Float64Array.from(stampList);
-    const texts = textView(sqlite, p, ids, stamps, { sorted: true, wholeAccount: ids.length === total });
-    for (let k = 0; k < ids.length; k++) {
-      if (!texts.has(k)) continue;
-      const rank = rankOf(terms, texts.title(k), texts.body(k));
+    // Bucket by bucket: one bucket's search text is held at a time (the hits are sorted below).
+    scanTexts(sqlite, p, ids, stamps, { sorted: true, wholeAccount: ids.length === total }, (k, title, body) => {
+      const rank = rankOf(terms, title, body);
       if (rank !== null) hits.push({ type: 'todo', id: ids[k]!, rank });
-    }
+    });
   }
   const direct = new Map<string, { title: string; body: string }>();
   const consider = (type: SearchType, id: string, title: string, body: string) => {

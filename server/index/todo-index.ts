@@ -631,7 +631,14 @@ function idAt(joined: string, off: number, id: string): boolean {
  * every to-do of the account), a bucket holding entries of rows that no longer exist is rebuilt
  * too, so deleted to-dos do not linger in it.
  */
-function locate<C extends AnyChunk, T>(db: Database.Database, o: IndexOwner, layer: Layer<C, T>, ids: readonly string[], stamps: ArrayLike<number>, opts: LocateOpts): Located<C> {
+function locate<C extends AnyChunk, T>(
+  db: Database.Database,
+  o: IndexOwner,
+  layer: Layer<C, T>,
+  ids: readonly string[],
+  stamps: ArrayLike<number>,
+  opts: LocateOpts & { visit?: ((k: number, c: C, e: number) => void) | undefined },
+): Located<C> {
   const n = ids.length;
   const out: Located<C> = { chunks: [], slot: new Uint16Array(n), at: new Int32Array(n).fill(-1) };
   if (!n) return out;
@@ -749,6 +756,15 @@ function locate<C extends AnyChunk, T>(db: Database.Database, o: IndexOwner, lay
         if (m + dn - overlap !== len) return fail();
       } else if (j !== m) return fail();
     }
+    const visit = opts.visit;
+    if (visit) {
+      // Streaming: the bucket's rows are handed over now and its chunks are not kept.
+      for (let r = 0; r < len; r++) {
+        const k = order[from + r]!;
+        if (oAt[k]! >= 0) visit(k, oSlot[k] === deltaSlot ? d! : c, oAt[k]!);
+      }
+      return true;
+    }
     // The delta's slot is the next one; without a delta the base takes it too (never pointed at).
     out.chunks.push(c, d ?? c);
     return true;
@@ -815,20 +831,6 @@ export class AttrView {
   /** Row k's attributes as one object (for the few rows a view picks). */
   attrs(k: number): IndexedTodo {
     return attrsAt(this.c(k), this.l.at[k]!);
-  }
-}
-
-/** The folded search text of rows, read column-wise. */
-export class TextView {
-  constructor(private readonly l: Located<TextChunk>) {}
-  has(k: number): boolean {
-    return this.l.at[k]! >= 0;
-  }
-  title(k: number): string {
-    return this.l.chunks[this.l.slot[k]!]!.t[this.l.at[k]!]!;
-  }
-  body(k: number): string {
-    return this.l.chunks[this.l.slot[k]!]!.b[this.l.at[k]!]!;
   }
 }
 
@@ -956,9 +958,21 @@ export function attrView(db: Database.Database, o: IndexOwner, ids: readonly str
   return new AttrView(locate(db, o, ATTRS, ids, stamps, opts));
 }
 
-/** The folded search text of the rows `ids[k]` (stamps `stamps[k]`), best given in id order. */
-export function textView(db: Database.Database, o: IndexOwner, ids: readonly string[], stamps: ArrayLike<number>, opts: LocateOpts = {}): TextView {
-  return new TextView(locate(db, o, TEXT, ids, stamps, opts));
+/**
+ * The folded search text of the rows `ids[k]` (stamps `stamps[k]`, best in id order), bucket by
+ * bucket: `visit(k, title, body)` for every row with an entry, in bucket order, not row order.
+ * Each bucket's chunks are dropped once its rows are visited, so a whole-account search holds one
+ * bucket's text at a time instead of all 64 (search at 50,000 to-dos: docs/performance.md).
+ */
+export function scanTexts(
+  db: Database.Database,
+  o: IndexOwner,
+  ids: readonly string[],
+  stamps: ArrayLike<number>,
+  opts: LocateOpts,
+  visit: (k: number, title: string, body: string) => void,
+): void {
+  locate(db, o, TEXT, ids, stamps, { ...opts, visit: (k, c, e) => visit(k, c.t[e]!, c.b[e]!) });
 }
 
 /** The indexed attributes of the given rows as objects (the status filter, open counts). */
@@ -977,18 +991,3 @@ export function indexedAttrs(db: Database.Database, o: IndexOwner, rows: readonl
   return out;
 }
 
-/** The case-folded search text of the given rows as objects. */
-export function indexedTexts(db: Database.Database, o: IndexOwner, rows: readonly StampedRow[], opts: { wholeAccount?: boolean } = {}): Map<string, TodoText> {
-  const v = textView(
-    db,
-    o,
-    rows.map((r) => r.id),
-    rows.map((r) => r.updatedAt),
-    opts,
-  );
-  const out = new Map<string, TodoText>();
-  rows.forEach((r, k) => {
-    if (v.has(k)) out.set(r.id, { title: v.title(k), body: v.body(k) });
-  });
-  return out;
-}
