@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { authedProcedure, publicProcedure, router } from '../trpc.js';
-import { atomic, ERASES, BULK_ERASES } from '../middleware/atomic.js';
+import { atomic, ERASES } from '../middleware/atomic.js';
 import { EmptyBody } from '../common.js';
 import * as m from './model.js';
 import { limitFailures, type RateContext } from '../middleware/rate-limit.js';
@@ -65,5 +65,5 @@ export const authRouter = router({
     .meta({ firstPartyOnly: true, successStatus: 204, openapi: { method: 'POST', path: '/v1/auth/revoke-all', tags, summary: 'Disconnect every token, key, session and grant, this one included (spec §5.4)' } })
     .input(EmptyBody.optional())
     .output(z.void())
-    .mutation(atomic(({ ctx }) => m.revokeAll(ctx.deps, ctx.principal), BULK_ERASES)),
+    .mutation(atomic(({ ctx }) => m.revokeAll(ctx.deps, ctx.principal), ERASES)),
 });

@@ -96,7 +96,6 @@ describe('atomic()', () => {
       .map(([name]) => name)
       .sort();
     expect(bulk).toEqual([
-      'auth.revokeAll',
       'containers.delete',
       'headings.complete',
       'headings.convert',
