@@ -3,8 +3,7 @@
 // LIMITS.decryptRowsPerRequest rows beyond the page they return. Past that the request fails
 // with 422 `account_too_large` instead of running unbounded. `config.decryptRowLimit` overrides the
 // limit (tests use a small one).
-import { LIMITS } from './config.js';
-import type { Deps } from './deps.js';
+import { LIMITS, type Config } from './config.js';
 import { AppError } from './errors.js';
 
 export class DecryptBudget {
@@ -27,6 +26,8 @@ export class DecryptBudget {
   }
 }
 
-export function decryptBudget(deps: Deps): DecryptBudget {
+/** The request's budget. Takes any holder of the config (a `Deps`), so this ground-floor module
+ * needs nothing from the floors above it. */
+export function decryptBudget(deps: { config: Pick<Config, 'decryptRowLimit'> }): DecryptBudget {
   return new DecryptBudget(deps.config.decryptRowLimit ?? LIMITS.decryptRowsPerRequest);
 }

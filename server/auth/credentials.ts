@@ -18,28 +18,12 @@ import { fromB64u, newSecret, sha256, toB64u } from '../crypto/secrets.js';
 import { ALL_SCOPES, expandScopes, type Scope } from '../scopes.js';
 import { SealError } from '../crypto/seal.js';
 import { assertOAuthLive, authenticateOAuth, revokeAllGrants } from '../oauth/tokens.js';
+import { OAUTH_ACCESS_PREFIX, OAUTH_REFRESH_PREFIX, PAT_PREFIX, unauthorized, type CredentialKind, type Principal } from './principal.js';
 
-export type CredentialKind = 'session' | 'pat' | 'oauth';
+// What callers have always imported from here; defined in ./principal.ts, which the OAuth tokens
+// module shares, so the two modules do not import each other.
+export { OAUTH_ACCESS_PREFIX, OAUTH_REFRESH_PREFIX, PAT_PREFIX, unauthorized, type CredentialKind, type Principal };
 
-export type Principal = {
-  userId: string;
-  credentialId: string;
-  kind: CredentialKind;
-  /** The scope list as granted (what /v1/me reports). */
-  granted: string[];
-  /** Everything the granted list allows (implications and umbrellas applied). */
-  scopes: ReadonlySet<Scope>;
-  dek: Buffer;
-  expiresAt: number;
-  /** OAuth access tokens: the grant they were minted under. */
-  grantId?: string;
-};
-
-/** Personal access tokens are prefixed so scanners and users can recognise them. */
-export const PAT_PREFIX = 'cairn_pat_';
-/** OAuth access and refresh tokens (server/oauth/). */
-export const OAUTH_ACCESS_PREFIX = 'cairn_oat_';
-export const OAUTH_REFRESH_PREFIX = 'cairn_ort_';
 const PREFIXES = [PAT_PREFIX, OAUTH_ACCESS_PREFIX, OAUTH_REFRESH_PREFIX];
 export const SESSION_AUDIENCE = 'cairn:first-party-session';
 
@@ -55,14 +39,6 @@ const DAY = 86_400_000;
 
 export function wrapPurpose(credentialId: string): string {
   return `credential:${credentialId}`;
-}
-
-export function unauthorized(deps: Deps, detail: string, tokenPresented: boolean): AppError {
-  const meta = `${deps.config.publicUrl}/.well-known/oauth-protected-resource`;
-  const challenge = tokenPresented
-    ? `Bearer resource_metadata="${meta}", error="invalid_token", error_description="${detail}"`
-    : `Bearer resource_metadata="${meta}"`;
-  return new AppError('unauthorized', detail, { headers: { 'WWW-Authenticate': challenge } });
 }
 
 type IssueInput = {

@@ -14,7 +14,7 @@ import { credentialKek, unwrapDataKey, wrapDataKey } from '../crypto/keywrap.js'
 import { fromB64u, newSecret, sha256, toB64u } from '../crypto/secrets.js';
 import { SealError } from '../crypto/seal.js';
 import { expandScopes } from '../scopes.js';
-import { OAUTH_ACCESS_PREFIX, OAUTH_REFRESH_PREFIX, unauthorized, type Principal } from '../auth/credentials.js';
+import { OAUTH_ACCESS_PREFIX, OAUTH_REFRESH_PREFIX, unauthorized, type Principal } from '../auth/principal.js';
 
 const DAY = 86_400_000;
 
