@@ -1,4 +1,4 @@
-// The authorize page's script (server/oauth/pages.ts serves it at /oauth/static/authorize.js):
+// The authorize page's script (rest/oauth-pages.ts serves it at /oauth/static/authorize.js):
 // polls POST /oauth/authorize/wait and, once the user decided on a trusted device, follows the redirect.
 'use strict';
 (function () {

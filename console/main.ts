@@ -1,7 +1,7 @@
 // The first-party web console at /app (issue 17 item 5; docs/oauth.md "The console"): sign in with
 // email and password (a first-party session), approve OAuth codes with scope checkboxes, list and
 // revoke personal tokens and connected apps, create a personal token (shown once). Plain DOM on the
-// project's own tRPC client (client/index.ts: end-to-end types). Bundled by server/console/bundle.ts
+// project's own tRPC client (client/index.ts: end-to-end types). Bundled by rest/console/bundle.ts
 // and served from this origin; no inline script, no third-party asset.
 import { createCairnClient } from '../client/index.js';
 

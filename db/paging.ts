@@ -4,10 +4,10 @@
 import { and, eq, gt, gte, or, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { z } from 'zod';
-import { LIMITS } from '../server/config.js';
-import { invalid } from '../server/errors.js';
-import { isRfc3339Instant } from '../server/calendar.js';
-import { constantTimeEqual, hmacSha256, toB64u, fromB64u } from '../server/crypto/secrets.js';
+import { LIMITS } from '../core/config.js';
+import { invalid } from '../core/errors.js';
+import { isRfc3339Instant } from '../core/calendar.js';
+import { constantTimeEqual, hmacSha256, toB64u, fromB64u } from '../core/crypto/secrets.js';
 
 
 /**

@@ -1,8 +1,8 @@
 // Every table holding sealed content, in one registry: key rotation re-seals each of them, and
 // the at-rest test writes a marker through each. A later resource adds its table here.
 import type Database from 'better-sqlite3';
-import { open, rowAad, seal } from '../server/crypto/seal.js';
-import { idempotencyKeyIndex, tagNameIndex } from '../server/crypto/blind-index.js';
+import { open, rowAad, seal } from '../core/crypto/seal.js';
+import { idempotencyKeyIndex, tagNameIndex } from '../core/crypto/blind-index.js';
 
 export type SealedTable = {
   table: string;
@@ -38,7 +38,7 @@ export const SEALED_TABLES: SealedTable[] = [
   { table: 'inbox_items', idCol: 'id', userCol: 'user_id', sealedCol: 'sealed' },
   // Webhook descriptions (the URL and secrets are under the master key: docs/security.md "Webhook secrets").
   { table: 'webhooks', idCol: 'id', userCol: 'user_id', sealedCol: 'sealed_description' },
-  // The sealed per-account to-do index (server/index/todo-index.ts): one row per chunk.
+  // The sealed per-account to-do index (routers/todo-index/todo-index.ts): one row per chunk.
   { table: 'todo_index_chunks', idCol: 'id', userCol: 'user_id', sealedCol: 'sealed' },
 ];
 

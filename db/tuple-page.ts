@@ -5,9 +5,9 @@
 // request's budget (account_too_large).
 import { sql, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
-import { LIMITS } from '../server/config.js';
-import { invalid } from '../server/errors.js';
-import type { DecryptBudget } from '../server/decrypt-budget.js';
+import { LIMITS } from '../core/config.js';
+import { invalid } from '../core/errors.js';
+import type { DecryptBudget } from '../core/decrypt-budget.js';
 import { decodeCursor, encodeCursor, type ListQuery, type Page } from './paging.js';
 
 export type TuplePos = { k: string[]; i: string };

@@ -1,5 +1,5 @@
 // {PUBLIC_URL}/errors/<code>: a short page per problem type (DECISIONS §4).
-import { ERROR_TABLE, type ErrorCode } from '../server/errors.js';
+import { ERROR_TABLE, type ErrorCode } from '../core/errors.js';
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 

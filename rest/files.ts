@@ -12,10 +12,10 @@
 import { Readable, pipeline } from 'node:stream';
 import type { NextFunction, Request, Response } from 'express';
 import { z } from 'zod';
-import type { Deps } from '../server/deps.js';
-import { authenticate, type Principal } from '../server/auth/credentials.js';
-import { AppError } from '../server/errors.js';
-import { IdRef } from '../server/ids.js';
+import type { Deps } from '../routers/deps.js';
+import { authenticate, type Principal } from '../routers/auth/credentials.js';
+import { AppError } from '../core/errors.js';
+import { IdRef } from '../core/ids.js';
 import { ATTACHMENT_PARENTS } from '../db/schema/attachments.js';
 import { requireGrants } from '../routers/trpc.js';
 import { limitCredential, limitRoute } from '../routers/middleware/rate-limit.js';
@@ -26,7 +26,7 @@ import { openFile, startUpload, type Upload } from '../routers/attachments/files
 import type { AttachmentOut } from '../routers/attachments/schema.js';
 import { FileCaptureQuery } from '../routers/inbox/schema.js';
 import { fileCaptureParent } from '../routers/inbox/model.js';
-import { newId } from '../server/ids.js';
+import { newId } from '../core/ids.js';
 import { requestExtras } from './rate-limit.js';
 import { requestState } from './state.js';
 

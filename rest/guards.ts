@@ -2,8 +2,8 @@
 // JSON syntax are judged before the credential, so a bad body gets its own problem whatever the
 // token. They are cheap and reveal nothing about the account.
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { LIMITS } from '../server/config.js';
-import { AppError } from '../server/errors.js';
+import { LIMITS } from '../core/config.js';
+import { AppError } from '../core/errors.js';
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 

@@ -3,18 +3,18 @@
 // Errors here are RFC 6749 JSON (`{error, error_description}`); a 429 stays the `rate_limited`
 // problem every bucket answers (spec §8.1), with RFC 6749's `error: "temporarily_unavailable"` and
 // `error_description` added as extension members so an OAuth client library reads it as an OAuth
-// error too. Models: server/oauth/.
+// error too. Models: routers/oauth/.
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
-import type { Deps } from '../server/deps.js';
-import { SCOPES } from '../server/scopes.js';
-import { AppError } from '../server/errors.js';
+import type { Deps } from '../routers/deps.js';
+import { SCOPES } from '../core/scopes.js';
+import { AppError } from '../core/errors.js';
 import { routeLimit } from './rate-limit.js';
 import { sendProblem } from './send.js';
-import { OAuthError, refreshGrant } from '../server/oauth/tokens.js';
-import * as m from '../server/oauth/model.js';
-import { CONSOLE_HTML } from '../server/console/page.js';
-import { consoleScript } from '../server/console/bundle.js';
-import { AUTHORIZE_JS, OAUTH_CSP, OAUTH_CSS, authorizePage, errorPageHtml } from '../server/oauth/pages.js';
+import { OAuthError, refreshGrant } from '../routers/oauth/tokens.js';
+import * as m from '../routers/oauth/model.js';
+import { CONSOLE_HTML } from './console/page.js';
+import { consoleScript } from './console/bundle.js';
+import { AUTHORIZE_JS, OAUTH_CSP, OAUTH_CSS, authorizePage, errorPageHtml } from './oauth-pages.js';
 
 function pageHeaders(res: Response): void {
   res.setHeader('Content-Security-Policy', OAUTH_CSP);
@@ -90,7 +90,7 @@ export function oauthRoutes(deps: Deps): Router {
     res.type('application/javascript').send(AUTHORIZE_JS);
   });
 
-  // The first-party console (server/console/, console/main.ts): same CSP as the authorize page.
+  // The first-party console (rest/console/, console/main.ts): same CSP as the authorize page.
   r.get('/app', (_req, res) => {
     pageHeaders(res);
     res.type('html').send(CONSOLE_HTML);

@@ -3,7 +3,7 @@
 // per operation, and the plain Express routes added by hand.
 import { generateOpenApiDocument } from 'trpc-to-openapi';
 import { appRouter } from '../routers/index.js';
-import { ERROR_TABLE, type ErrorCode } from '../server/errors.js';
+import { ERROR_TABLE, type ErrorCode } from '../core/errors.js';
 import { REST_ROUTES } from './routes.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any

@@ -3,8 +3,8 @@
 // checks live in routers/middleware/rate-limit.ts, shared by /v1 and /trpc.
 import type { NextFunction, Request, Response } from 'express';
 import onHeaders from 'on-headers';
-import { LIMITS, type RateBucketName } from '../server/config.js';
-import type { Deps } from '../server/deps.js';
+import { LIMITS, type RateBucketName } from '../core/config.js';
+import type { Deps } from '../routers/deps.js';
 import { limiterFor, refuseIfAny, RateTracker } from '../routers/middleware/rate-limit.js';
 import { requestState } from './state.js';
 

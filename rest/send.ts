@@ -1,7 +1,7 @@
 // Writing a problem answer (spec §2.13, §7): application/problem+json, the request id, and the
 // headers the error carries (WWW-Authenticate, Retry-After, Allow). 5xx causes are logged, never sent.
 import type { Request, Response } from 'express';
-import type { Deps } from '../server/deps.js';
+import type { Deps } from '../routers/deps.js';
 import { finishProblem, toProblem } from '../routers/middleware/problems.js';
 import { requestState } from './state.js';
 

@@ -21,7 +21,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
 import type { Request, Response } from 'express';
 import { createContextInner, runAfterAnswer, type Meta } from '../routers/trpc.js';
-import type { Deps } from '../server/deps.js';
+import type { Deps } from '../routers/deps.js';
 import { jsonBody, mediaTypeGuard } from './guards.js';
 import { requestExtras } from './rate-limit.js';
 import { sendProblem } from './send.js';

@@ -1,8 +1,8 @@
 // Field schemas shared by several resources (spec §2 general rules).
 import { z } from 'zod';
-import { LIMITS } from '../server/config.js';
-import { UUID_UPPER } from '../server/ids.js';
-import { isCalendarDate } from '../server/calendar.js';
+import { LIMITS } from '../core/config.js';
+import { UUID_UPPER } from '../core/ids.js';
+import { isCalendarDate } from '../core/calendar.js';
 
 /** Spec §2 rule 3: six hex digits with or without a leading '#', max 16 characters. */
 export const ColorHex = z

@@ -6,7 +6,7 @@ import path from 'node:path';
 
 const root = path.resolve(import.meta.dirname, '..');
 const stamp = path.join(root, 'dist', '.tsbuildinfo');
-const sources = ['server', 'routers', 'db', 'rest', 'client', 'console'];
+const sources = ['server', 'core', 'routers', 'db', 'rest', 'client', 'console'];
 
 function newest(dir) {
   let latest = 0;
@@ -32,7 +32,7 @@ if (latest > built) {
   const tsc = path.join(root, 'node_modules', 'typescript', 'bin', 'tsc');
   const r = spawnSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
   if (r.status !== 0) process.exit(r.status ?? 1);
-  // The /app console's script (server/console/bundle.ts).
+  // The /app console's script (rest/console/bundle.ts).
   const c = spawnSync(process.execPath, [path.join(root, 'scripts', 'build-console.mjs')], { stdio: 'inherit' });
   process.exit(c.status ?? 1);
 }

@@ -17,9 +17,9 @@ import { buildOpenApiDocument } from '../rest/openapi.js';
 import { errorPage, errorIndex } from '../rest/error-pages.js';
 import { captureInboxFile, downloadFile, uploadFile } from '../rest/files.js';
 import { oauthRoutes } from '../rest/oauth.js';
-import { LIMITS } from './config.js';
-import type { Deps } from './deps.js';
-import { AppError } from './errors.js';
+import { LIMITS } from '../core/config.js';
+import type { Deps } from '../routers/deps.js';
+import { AppError } from '../core/errors.js';
 
 export function createApp(deps: Deps): express.Express {
   const app = express();

@@ -4,12 +4,12 @@
 import { parseArgs } from 'node:util';
 import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
-import { loadConfig } from './config.js';
+import { loadConfig } from '../core/config.js';
 import { openDb, closeDb } from '../db/client.js';
-import { deriveServerKeys, loadMasterKey } from './crypto/master-key.js';
-import { createLogger } from './logger.js';
-import { systemClock } from './clock.js';
-import type { Deps } from './deps.js';
+import { deriveServerKeys, loadMasterKey } from '../core/crypto/master-key.js';
+import { createLogger } from '../core/logger.js';
+import { systemClock } from '../core/clock.js';
+import type { Deps } from '../routers/deps.js';
 import type { z } from 'zod';
 import { TRPCError } from '@trpc/server';
 import { appRouter } from '../routers/index.js';

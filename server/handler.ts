@@ -11,10 +11,10 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { Request, Response } from 'express';
 import proxyaddr from 'proxy-addr';
-import { newRequestId } from './ids.js';
-import { accessLogger } from './logger.js';
-import type { Deps } from './deps.js';
-import { AppError } from './errors.js';
+import { newRequestId } from '../core/ids.js';
+import { accessLogger } from '../core/logger.js';
+import type { Deps } from '../routers/deps.js';
+import { AppError } from '../core/errors.js';
 import { createApp } from './app.js';
 import { createV1Handler } from '../rest/v1.js';
 import { createTrpcHandler } from '../rest/trpc.js';

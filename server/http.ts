@@ -4,9 +4,9 @@
 import { createServer, type Server, type RequestListener } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { STATUS_CODES } from 'node:http';
-import type { Deps } from './deps.js';
-import { AppError, type ErrorCode } from './errors.js';
-import { newRequestId } from './ids.js';
+import type { Deps } from '../routers/deps.js';
+import { AppError, type ErrorCode } from '../core/errors.js';
+import { newRequestId } from '../core/ids.js';
 import { finishProblem, toProblem } from '../routers/middleware/problems.js';
 
 function clientErrorCode(code: string | undefined): { problem: ErrorCode; detail: string } {

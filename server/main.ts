@@ -2,16 +2,16 @@
 // close the database), and always end within a bound (issue 11.9).
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { loadConfig } from './config.js';
+import { loadConfig } from '../core/config.js';
 import { openDb, closeDb } from '../db/client.js';
-import { deriveServerKeys, loadMasterKey } from './crypto/master-key.js';
-import { createLogger } from './logger.js';
-import { systemClock } from './clock.js';
+import { deriveServerKeys, loadMasterKey } from '../core/crypto/master-key.js';
+import { createLogger } from '../core/logger.js';
+import { systemClock } from '../core/clock.js';
 import { createRequestHandler } from './handler.js';
 import { createHttpServer } from './http.js';
 import { startJobs } from './jobs/scheduler.js';
 import { createDispatcher } from './webhooks/dispatcher.js';
-import type { Deps } from './deps.js';
+import type { Deps } from '../routers/deps.js';
 import type { Logger } from 'pino';
 
 /** After the grace period, connections are closed; this long after it, the process exits regardless. */
@@ -83,7 +83,7 @@ async function main(): Promise<void> {
       server.closeAllConnections();
     }, config.shutdownGraceMs).unref();
     // Issue 11.9: whatever still holds the process (a stalled stdout, a stuck handle), it exits
-    // 1 s after the grace period. Logging cannot block (server/logger.ts), so this timer runs.
+    // 1 s after the grace period. Logging cannot block (core/logger.ts), so this timer runs.
     setTimeout(() => {
       process.exit(1);
     }, config.shutdownGraceMs + HARD_EXIT_AFTER_GRACE_MS).unref();

@@ -1,7 +1,7 @@
-// Issue 12: server/clock.ts iso() formats without building a Date; it must equal toISOString for
+// Issue 12: core/clock.ts iso() formats without building a Date; it must equal toISOString for
 // every time it serves, and hand everything else to toISOString.
 import { describe, expect, it } from 'vitest';
-import { iso, isoOrNull } from '../server/clock.js';
+import { iso, isoOrNull } from '../core/clock.js';
 
 describe('iso()', () => {
   it('equals toISOString on edges: epoch, leap days, month and year ends, the last four-digit year', () => {

@@ -1,9 +1,9 @@
-// server/recurrence.ts: the `recurrence` schema and the next occurrence of a recurring to-do
+// routers/todos/recurrence.ts: the `recurrence` schema and the next occurrence of a recurring to-do
 // (DECISIONS §5, issue 4). Decisions under test are written up in docs/recurrence.md.
 import { createRequire } from 'node:module';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { AppError, pointerOf } from '../server/errors.js';
+import { AppError, pointerOf } from '../core/errors.js';
 import {
   nextOccurrence,
   Recurrence,
@@ -11,7 +11,7 @@ import {
   canonicalRecurrenceRule,
   validateRecurrence,
   type NextOccurrenceInput,
-} from '../server/recurrence.js';
+} from '../routers/todos/recurrence.js';
 
 const { RRule } = createRequire(import.meta.url)('rrule') as typeof import('rrule');
 

@@ -33,7 +33,7 @@ export const noteFolders = sqliteTable(
 );
 
 /**
- * Notes share the item band of their container with to-dos (spec §2.3; server/band.ts): the band
+ * Notes share the item band of their container with to-dos (spec §2.3; routers/band.ts): the band
  * is (parentId, no heading), and `sortKey` is comparable with the to-dos' keys. A note sits in a
  * container (`parentId`) or in a folder (`folderId`), never both (docs/api.md "Notes").
  */

@@ -1,4 +1,4 @@
-// OAuth 2.1 for third-party apps (spec §5.2, DECISIONS §7; server/oauth/). Plaintext here is only
+// OAuth 2.1 for third-party apps (spec §5.2, DECISIONS §7; routers/oauth/). Plaintext here is only
 // what the protocol needs: client metadata (public, shown as unverified), hashes of secrets and
 // codes, wrapped data keys, scopes, resources and times (DECISIONS §3).
 import { sqliteTable, text, integer, blob, index, uniqueIndex } from 'drizzle-orm/sqlite-core';

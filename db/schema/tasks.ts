@@ -60,7 +60,7 @@ export const headings = sqliteTable(
 
 /**
  * To-dos. The item band of a to-do is (parentId, headingId); notes join the same band later, so
- * sort keys are comparable across both tables (server/band.ts).
+ * sort keys are comparable across both tables (routers/band.ts).
  */
 export const todos = sqliteTable(
   'todos',

@@ -4,9 +4,9 @@
 import { z } from 'zod';
 import { authedProcedure, router } from '../trpc.js';
 import { atomic } from '../middleware/atomic.js';
-import { ScopeSchema } from '../../server/scopes.js';
+import { ScopeSchema } from '../../core/scopes.js';
 import { Timestamp } from '../common.js';
-import * as m from '../../server/oauth/model.js';
+import * as m from '../oauth/model.js';
 
 const tags = ['approvals'];
 const CodeParam = z.object({ code: z.string().max(16).meta({ description: 'The nine-digit code the authorize page shows (dashes and spaces ignored).' }) }).strict();

@@ -12,14 +12,14 @@
 // for the sweep (sweepUploads), never as an attachment.
 import { and, eq, sql } from 'drizzle-orm';
 import { attachmentChunks, attachments, pendingUploads, type AttachmentParent } from '../../db/schema/index.js';
-import type { Deps } from '../../server/deps.js';
+import type { Deps } from '../deps.js';
 import type { Tx } from '../../db/client.js';
-import { credentialIsLive, unauthorized, type Principal } from '../../server/auth/credentials.js';
-import { notFound } from '../../server/errors.js';
-import { LIMITS } from '../../server/config.js';
-import { newId } from '../../server/ids.js';
-import { open, rowAad, seal, SealError, sealJson } from '../../server/crypto/seal.js';
-import { recordEvent } from '../../server/events.js';
+import { credentialIsLive, unauthorized, type Principal } from '../auth/credentials.js';
+import { notFound } from '../../core/errors.js';
+import { LIMITS } from '../../core/config.js';
+import { newId } from '../../core/ids.js';
+import { open, rowAad, seal, SealError, sealJson } from '../../core/crypto/seal.js';
+import { recordEvent } from '../events.js';
 import { chunkAad } from '../../db/sealed.js';
 import { checkParent, getAttachmentRow, openAttachment, toAttachment, type AttachmentSealed } from './model.js';
 import type { AttachmentOut } from './schema.js';

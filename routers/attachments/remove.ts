@@ -5,7 +5,7 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import { attachmentChunks, attachments, type AttachmentParent } from '../../db/schema/index.js';
 import type { Db, Tx } from '../../db/client.js';
-import { recordEvent } from '../../server/events.js';
+import { recordEvent } from '../events.js';
 
 function removeWhere(deps: { db: Db }, tx: Tx | Db, userId: string, col: typeof attachments.id | typeof attachments.parentId | typeof attachments.noteId, ids: readonly string[], now: number, parentType?: AttachmentParent): void {
   // Chunked: SQLite limits bound parameters per statement.

@@ -1,8 +1,8 @@
 // Attachments (spec §2.6, §4.9): inputs and answers. `file` attachments come in through the raw
 // upload route only; the JSON create takes the url, text and note kinds.
 import { z } from 'zod';
-import { LIMITS } from '../../server/config.js';
-import { ClientId, IdRef } from '../../server/ids.js';
+import { LIMITS } from '../../core/config.js';
+import { ClientId, IdRef } from '../../core/ids.js';
 import { ListQueryShape } from '../../db/paging.js';
 import { Timestamp, PathId, checkHttpUrl } from '../common.js';
 import { ATTACHMENT_PARENTS } from '../../db/schema/attachments.js';

@@ -3,13 +3,13 @@ import { and, eq } from 'drizzle-orm';
 import { users } from '../../db/schema/index.js';
 import { resealUser } from '../../db/sealed.js';
 import { flushDeleted, type Tx } from '../../db/client.js';
-import type { Deps } from '../../server/deps.js';
-import { AppError, invalid } from '../../server/errors.js';
-import { newId } from '../../server/ids.js';
-import { hmacSha256 } from '../../server/crypto/secrets.js';
-import { newDataKey, unwrapDataKey, wrapDataKey } from '../../server/crypto/keywrap.js';
-import { decoyRecord, hashPassword, verifyPassword, type PasswordRecord } from '../../server/crypto/password.js';
-import { openJson, rowAad, sealJson } from '../../server/crypto/seal.js';
+import type { Deps } from '../deps.js';
+import { AppError, invalid } from '../../core/errors.js';
+import { newId } from '../../core/ids.js';
+import { hmacSha256 } from '../../core/crypto/secrets.js';
+import { newDataKey, unwrapDataKey, wrapDataKey } from '../../core/crypto/keywrap.js';
+import { decoyRecord, hashPassword, verifyPassword, type PasswordRecord } from '../../core/crypto/password.js';
+import { openJson, rowAad, sealJson } from '../../core/crypto/seal.js';
 import {
   assertCredentialLive,
   deleteCredential,
@@ -18,7 +18,7 @@ import {
   revokeAllCredentials,
   sessionToken,
   type Principal,
-} from '../../server/auth/credentials.js';
+} from './credentials.js';
 
 const PASSWORD_PURPOSE = 'password';
 

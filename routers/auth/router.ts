@@ -4,8 +4,8 @@ import { atomic, ERASES } from '../middleware/atomic.js';
 import { EmptyBody } from '../common.js';
 import * as m from './model.js';
 import { limitFailures, type RateContext } from '../middleware/rate-limit.js';
-import { AppError } from '../../server/errors.js';
-import { PasswordBusyError } from '../../server/crypto/password.js';
+import { AppError } from '../../core/errors.js';
+import { PasswordBusyError } from '../../core/crypto/password.js';
 
 /**
  * Issue 11.1: password work is throttled. Every call counts per IP (meta `passwordIp`); wrong

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { LIMITS } from '../../server/config.js';
+import { LIMITS } from '../../core/config.js';
 import { Timestamp } from '../common.js';
 
 const Email = z.email().max(LIMITS.email);

@@ -1,6 +1,6 @@
 // Containers (spec §2.1, §4.4; DECISIONS §6): areas, projects, subprojects. `kind` and the
 // parent relation are plaintext; every content field and the status are sealed.
-import { unindexTodos } from '../../server/index/todo-index.js';
+import { unindexTodos } from '../todo-index/todo-index.js';
 import { and, asc, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm';
 import { containers, headings } from '../../db/schema/index.js';
 import type { ContainerKind } from '../../db/schema/index.js';
@@ -8,16 +8,16 @@ import type { Db, Tx } from '../../db/client.js';
 import { keyBetween } from '../../db/order.js';
 import { afterTuple, tuplePage, updatedSince } from '../../db/tuple-page.js';
 import type { ListQuery } from '../../db/paging.js';
-import type { Deps } from '../../server/deps.js';
-import type { Principal } from '../../server/auth/credentials.js';
-import { AppError, invalid, notFound } from '../../server/errors.js';
-import { newId } from '../../server/ids.js';
-import { iso, isoOrNull } from '../../server/clock.js';
-import { openJson, rowAad, sealJson } from '../../server/crypto/seal.js';
-import { recordEvent, type EventType } from '../../server/events.js';
+import type { Deps } from '../deps.js';
+import type { Principal } from '../auth/credentials.js';
+import { AppError, invalid, notFound } from '../../core/errors.js';
+import { newId } from '../../core/ids.js';
+import { iso, isoOrNull } from '../../core/clock.js';
+import { openJson, rowAad, sealJson } from '../../core/crypto/seal.js';
+import { recordEvent, type EventType } from '../events.js';
 import { removeAttachmentsOf, removeAttachmentsToNotes } from '../attachments/remove.js';
-import { BAND_TABLES, bandIdTaken } from '../../server/band.js';
-import { decryptBudget } from '../../server/decrypt-budget.js';
+import { BAND_TABLES, bandIdTaken } from '../band.js';
+import { decryptBudget } from '../../core/decrypt-budget.js';
 import { containerIsDead, containerSubtree, deadContainerIds } from './live.js';
 import type { ContainerOut } from './schema.js';
 

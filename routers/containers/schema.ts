@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { LIMITS } from '../../server/config.js';
-import { ClientId, IdRef } from '../../server/ids.js';
+import { LIMITS } from '../../core/config.js';
+import { ClientId, IdRef } from '../../core/ids.js';
 import { ListQueryShape, boolParam } from '../../db/paging.js';
 import { ColorHex, DateOnly, Symbol, Timestamp, PathId } from '../common.js';
 import { CONTAINER_KINDS } from '../../db/schema/index.js';

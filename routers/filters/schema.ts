@@ -1,7 +1,7 @@
 // Saved filters (spec §2.8, §4.10): inputs and answers.
 import { z } from 'zod';
-import { LIMITS } from '../../server/config.js';
-import { ClientId } from '../../server/ids.js';
+import { LIMITS } from '../../core/config.js';
+import { ClientId } from '../../core/ids.js';
 import { ListQueryShape, intParam } from '../../db/paging.js';
 import { DateOnly, IdParam, Symbol, Timestamp } from '../common.js';
 

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { authedProcedure, router } from '../trpc.js';
 import { atomic, ERASES } from '../middleware/atomic.js';
 import { IdParam, Timestamp } from '../common.js';
-import * as m from '../../server/oauth/model.js';
+import * as m from '../oauth/model.js';
 
 const tags = ['grants'];
 

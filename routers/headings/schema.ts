@@ -1,7 +1,7 @@
 // Headings (spec §2.2, §4.5).
 import { z } from 'zod';
-import { LIMITS } from '../../server/config.js';
-import { ClientId, IdRef } from '../../server/ids.js';
+import { LIMITS } from '../../core/config.js';
+import { ClientId, IdRef } from '../../core/ids.js';
 import { ListQueryShape } from '../../db/paging.js';
 import { DateOnly, Timestamp, PathId } from '../common.js';
 import { Container } from '../containers/schema.js';

@@ -1,7 +1,7 @@
 // Inbox items (spec §2.7, §4.11, §8.2): inputs and answers.
 import { z } from 'zod';
-import { LIMITS } from '../../server/config.js';
-import { ClientId, IdRef } from '../../server/ids.js';
+import { LIMITS } from '../../core/config.js';
+import { ClientId, IdRef } from '../../core/ids.js';
 import { ListQueryShape } from '../../db/paging.js';
 import { Todo } from '../todos/schema.js';
 import { DateOnly, PathId, Timestamp, checkHttpUrl } from '../common.js';

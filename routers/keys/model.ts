@@ -2,13 +2,13 @@
 import { and, asc, eq, gt, gte, isNull, count } from 'drizzle-orm';
 import { credentials } from '../../db/schema/index.js';
 import { finishPage, pageConditions, type ListQuery, type PageSpec } from '../../db/paging.js';
-import type { Deps } from '../../server/deps.js';
-import { AppError, notFound } from '../../server/errors.js';
-import { LIMITS, RATE_BUCKETS, scaleBucket } from '../../server/config.js';
-import { newId } from '../../server/ids.js';
-import { iso, isoOrNull } from '../../server/clock.js';
-import { insertCredential, patToken, type Principal } from '../../server/auth/credentials.js';
-import { openJson, rowAad, sealJson } from '../../server/crypto/seal.js';
+import type { Deps } from '../deps.js';
+import { AppError, notFound } from '../../core/errors.js';
+import { LIMITS, RATE_BUCKETS, scaleBucket } from '../../core/config.js';
+import { newId } from '../../core/ids.js';
+import { iso, isoOrNull } from '../../core/clock.js';
+import { insertCredential, patToken, type Principal } from '../auth/credentials.js';
+import { openJson, rowAad, sealJson } from '../../core/crypto/seal.js';
 
 const DAY = 86_400_000;
 

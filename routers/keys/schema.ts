@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { LIMITS } from '../../server/config.js';
-import { ScopeSchema } from '../../server/scopes.js';
+import { LIMITS } from '../../core/config.js';
+import { ScopeSchema } from '../../core/scopes.js';
 import { Timestamp } from '../common.js';
 
 export const CreateKeyInput = z

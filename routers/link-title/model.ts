@@ -1,12 +1,12 @@
 // Link titles (spec §2.11, §4.16; docs/api.md "Link titles"): one fetch through the outbound door
-// (server/net), https only, at most 5 redirects, 8 s, 256 KB, text/html only; the page's og:title,
+// (core/net), https only, at most 5 redirects, 8 s, 256 KB, text/html only; the page's og:title,
 // else its <title>, read with a streaming HTML parser. Whatever goes wrong, the answer is a null
 // title, never an error. Nothing is stored, cached or logged: neither the URL nor the page.
 import { TextDecoder } from 'node:util';
 import { Parser } from 'htmlparser2';
-import type { Deps } from '../../server/deps.js';
-import { LIMITS } from '../../server/config.js';
-import { outboundFetch, OutboundError } from '../../server/net/index.js';
+import type { Deps } from '../deps.js';
+import { LIMITS } from '../../core/config.js';
+import { outboundFetch, OutboundError } from '../../core/net/index.js';
 
 export type LinkTitle = { title: string | null; host: string };
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { LIMITS } from '../../server/config.js';
+import { LIMITS } from '../../core/config.js';
 import { checkHttpUrl } from '../common.js';
 
 /** Spec §4.16, §8.2: a URL of 1..2048 characters; http or https, no user name or password in it. */

@@ -4,8 +4,8 @@ import { prepared } from '../../db/prepared.js';
 import { users } from '../../db/schema/index.js';
 import { authedProcedure, router } from '../trpc.js';
 import { Timestamp } from '../common.js';
-import { iso, isoOrNull } from '../../server/clock.js';
-import { AppError } from '../../server/errors.js';
+import { iso, isoOrNull } from '../../core/clock.js';
+import { AppError } from '../../core/errors.js';
 
 const Me = z.object({
   sub: z.string().meta({ description: 'The user id the credential acts for.' }),

@@ -1,7 +1,7 @@
 // Every mutation's change and its bookkeeping in one SQLite transaction (issue 10): a procedure's
 // resolver is wrapped in `atomic(…)`, which runs the (synchronous) model call in an IMMEDIATE
 // transaction. Inside it, before the model runs:
-// - the credential is checked to still stand (server/auth/credentials.ts assertCredentialLive),
+// - the credential is checked to still stand (routers/auth/credentials.ts assertCredentialLive),
 //   so a write never seals under a data key that a concurrent rotation or password change has
 //   replaced;
 // - a keyed request of an Idempotent route looks for its answer again and, when none is there,
@@ -22,9 +22,9 @@
 // opened, filled and committed in one synchronous stretch: no other request's code, read or
 // write, runs while it is open. If SQLite drops the whole transaction (disk full, I/O error),
 // every write of the group fails with that error and nothing of the group is kept.
-import type { Deps } from '../../server/deps.js';
-import type { Principal } from '../../server/auth/credentials.js';
-import { assertCredentialLive } from '../../server/auth/credentials.js';
+import type { Deps } from '../deps.js';
+import type { Principal } from '../auth/credentials.js';
+import { assertCredentialLive } from '../auth/credentials.js';
 import { flushDeleted, smallWrites } from '../../db/client.js';
 import { settleInWrite, type IdempotencyPlan } from './idempotency.js';
 

@@ -4,7 +4,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { TRPCError } from '@trpc/server';
 import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
-import { AppError, ERROR_TABLE, pointerOf, type ErrorCode, type FieldError } from '../../server/errors.js';
+import { AppError, ERROR_TABLE, pointerOf, type ErrorCode, type FieldError } from '../../core/errors.js';
 import type { ApiProblem } from '../api-types.js';
 
 /** The problem object; declared in routers/api-types.ts, which typed clients read (issue 13 item 5). */

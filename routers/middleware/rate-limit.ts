@@ -1,5 +1,5 @@
 // Rate limits (spec §8.1, docs/api.md "Rate limits"): the counters and the procedure-layer checks.
-// The buckets are declared in one table (server/config.ts RATE_BUCKETS) and counted here, in
+// The buckets are declared in one table (core/config.ts RATE_BUCKETS) and counted here, in
 // memory, with the injected clock:
 // - the per-credential buckets run in the procedure layer (routers/trpc.ts) keyed by SHA-256 of
 //   the presented bearer token, before the credential is looked up, so they need no DB access
@@ -16,10 +16,10 @@
 import { createHash } from 'node:crypto';
 import { and, count, eq, gte } from 'drizzle-orm';
 import { credentials } from '../../db/schema/index.js';
-import { RATE_BUCKETS, scaleBucket, type RateBucket, type RateBucketName, type WindowBucket } from '../../server/config.js';
-import type { Deps } from '../../server/deps.js';
-import { AppError } from '../../server/errors.js';
-import { parseBearerHeader, type BearerCredential } from '../../server/auth/credentials.js';
+import { RATE_BUCKETS, scaleBucket, type RateBucket, type RateBucketName, type WindowBucket } from '../../core/config.js';
+import type { Deps } from '../deps.js';
+import { AppError } from '../../core/errors.js';
+import { parseBearerHeader, type BearerCredential } from '../auth/credentials.js';
 
 /** What one bucket said about one request. */
 export type BucketResult = {

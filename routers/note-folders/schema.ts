@@ -1,7 +1,7 @@
 // Note folders (spec §2.4, §4.7): inputs and answers.
 import { z } from 'zod';
-import { LIMITS } from '../../server/config.js';
-import { ClientId, IdRef } from '../../server/ids.js';
+import { LIMITS } from '../../core/config.js';
+import { ClientId, IdRef } from '../../core/ids.js';
 import { ListQueryShape, boolParam } from '../../db/paging.js';
 import { ColorHex, Timestamp, PathId } from '../common.js';
 

@@ -3,11 +3,11 @@
 import { and, desc, eq, gte, lt, type SQL } from 'drizzle-orm';
 import { noteVersions } from '../../db/schema/index.js';
 import { decodeCursor, encodeCursor, type ListQuery, type Page } from '../../db/paging.js';
-import { LIMITS } from '../../server/config.js';
-import type { Deps } from '../../server/deps.js';
-import type { Principal } from '../../server/auth/credentials.js';
-import { notFound } from '../../server/errors.js';
-import { iso } from '../../server/clock.js';
+import { LIMITS } from '../../core/config.js';
+import type { Deps } from '../deps.js';
+import type { Principal } from '../auth/credentials.js';
+import { notFound } from '../../core/errors.js';
+import { iso } from '../../core/clock.js';
 import { getNoteRow, saveNoteText } from '../notes/model.js';
 import type { NoteOut } from '../notes/schema.js';
 import { openVersion, type VersionRow, type VersionSealed } from './record.js';

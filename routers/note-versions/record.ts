@@ -7,9 +7,9 @@
 import { and, desc, eq, lte } from 'drizzle-orm';
 import { noteVersions } from '../../db/schema/index.js';
 import type { Db, Tx } from '../../db/client.js';
-import { newId } from '../../server/ids.js';
-import { openJson, rowAad, sealJson } from '../../server/crypto/seal.js';
-import { recordEvent } from '../../server/events.js';
+import { newId } from '../../core/ids.js';
+import { openJson, rowAad, sealJson } from '../../core/crypto/seal.js';
+import { recordEvent } from '../events.js';
 
 export const VERSION_SOURCES = ['create', 'edit', 'restore'] as const;
 export type VersionSource = (typeof VERSION_SOURCES)[number];

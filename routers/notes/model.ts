@@ -1,19 +1,19 @@
 // Notes (spec §2.3, §3, §4.6). A note sits in the item band of its container, shared with to-dos
-// (server/band.ts: the band is (parentId, no heading)), or stands alone; a standalone note may sit
+// (routers/band.ts: the band is (parentId, no heading)), or stands alone; a standalone note may sit
 // in a note folder (`folderId`). Title and body are sealed; each saved change records a version.
 import { and, asc, eq, isNull, sql, type SQL } from 'drizzle-orm';
 import { containers, headings, notes } from '../../db/schema/index.js';
 import type { Db, Tx } from '../../db/client.js';
 import { afterTuple, tuplePage, updatedSince } from '../../db/tuple-page.js';
 import type { ListQuery } from '../../db/paging.js';
-import type { Deps } from '../../server/deps.js';
-import type { Principal } from '../../server/auth/credentials.js';
-import { AppError, invalid, notFound } from '../../server/errors.js';
-import { newId } from '../../server/ids.js';
-import { iso, isoOrNull } from '../../server/clock.js';
-import { openJson, rowAad, sealJson } from '../../server/crypto/seal.js';
-import { recordEvent } from '../../server/events.js';
-import { bandIdTaken, bandKeyFor, findBandItem, type Placement } from '../../server/band.js';
+import type { Deps } from '../deps.js';
+import type { Principal } from '../auth/credentials.js';
+import { AppError, invalid, notFound } from '../../core/errors.js';
+import { newId } from '../../core/ids.js';
+import { iso, isoOrNull } from '../../core/clock.js';
+import { openJson, rowAad, sealJson } from '../../core/crypto/seal.js';
+import { recordEvent } from '../events.js';
+import { bandIdTaken, bandKeyFor, findBandItem, type Placement } from '../band.js';
 import { findContainerRow } from '../containers/model.js';
 import { containerIsDead, inLiveContainer } from '../containers/live.js';
 import { checkNoteFolder, deadFolderIds } from '../note-folders/model.js';

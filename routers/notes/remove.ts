@@ -6,7 +6,7 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import { notes } from '../../db/schema/index.js';
 import type { Db, Tx } from '../../db/client.js';
-import { recordEvent } from '../../server/events.js';
+import { recordEvent } from '../events.js';
 import { removeAttachmentsToNotes } from '../attachments/remove.js';
 
 export function removeNotes(deps: { db: Db }, tx: Tx | Db, userId: string, ids: string[], now: number): void {

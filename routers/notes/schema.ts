@@ -1,7 +1,7 @@
 // Notes (spec §2.3, §4.6): inputs and answers.
 import { z } from 'zod';
-import { LIMITS } from '../../server/config.js';
-import { ClientId, IdRef } from '../../server/ids.js';
+import { LIMITS } from '../../core/config.js';
+import { ClientId, IdRef } from '../../core/ids.js';
 import { ListQueryShape, boolParam } from '../../db/paging.js';
 import { Timestamp, PathId } from '../common.js';
 

@@ -1,24 +1,24 @@
 // Search (DECISIONS §6, issue 14): to-dos (title, notes, checklist), notes (title, body),
 // containers (name, subtitle, notes) and headings (name). Matching is on folded text (NFKD, marks
-// stripped, lower-cased: server/index/fold.ts); every term of `q` must occur; hits whose title holds
+// stripped, lower-cased: routers/todo-index/fold.ts); every term of `q` must occur; hits whose title holds
 // every term rank first. To-dos, the bulk of an account, are matched on the search-text layer of
-// the sealed index (server/index/todo-index.ts), and only the page's to-do rows are opened;
+// the sealed index (routers/todo-index/todo-index.ts), and only the page's to-do rows are opened;
 // containers, headings and notes are opened in the request (account_too_large bounds it).
 import { createHash } from 'node:crypto';
 import { and, eq, sql } from 'drizzle-orm';
 import { containers, headings, inboxItems, notes, todos } from '../../db/schema/index.js';
 import { inJsonIds, prepared } from '../../db/prepared.js';
 import { decodeTupleCursor, encodeTupleCursor } from '../../db/tuple-page.js';
-import { LIMITS } from '../../server/config.js';
-import type { Deps } from '../../server/deps.js';
-import type { Principal } from '../../server/auth/credentials.js';
-import { openJson, rowAad } from '../../server/crypto/seal.js';
-import { AppError, invalid } from '../../server/errors.js';
-import type { Scope } from '../../server/scopes.js';
-import { assertAccountSize } from '../../server/account-size.js';
+import { LIMITS } from '../../core/config.js';
+import type { Deps } from '../deps.js';
+import type { Principal } from '../auth/credentials.js';
+import { openJson, rowAad } from '../../core/crypto/seal.js';
+import { AppError, invalid } from '../../core/errors.js';
+import type { Scope } from '../../core/scopes.js';
+import { assertAccountSize } from '../account-size.js';
 import type Database from 'better-sqlite3';
-import { scanTexts } from '../../server/index/todo-index.js';
-import { fold, foldWithMap, terms as termsOf } from '../../server/index/fold.js';
+import { scanTexts } from '../todo-index/todo-index.js';
+import { fold, foldWithMap, terms as termsOf } from '../todo-index/fold.js';
 import { deadContainerIds } from '../containers/live.js';
 import { openContainer } from '../containers/model.js';
 import { openNote } from '../notes/model.js';

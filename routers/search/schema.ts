@@ -1,6 +1,6 @@
 // Search (DECISIONS §6, issue 14): query and answer.
 import { z } from 'zod';
-import { LIMITS } from '../../server/config.js';
+import { LIMITS } from '../../core/config.js';
 import { boolParam, intParam } from '../../db/paging.js';
 
 export const SEARCH_TYPES = ['todo', 'note', 'container', 'heading', 'inbox'] as const;

@@ -2,10 +2,10 @@
 // stored (sealed) for first-party apps but never returned on read.
 import { eq } from 'drizzle-orm';
 import { settings } from '../../db/schema/index.js';
-import type { Deps } from '../../server/deps.js';
-import type { Principal } from '../../server/auth/credentials.js';
-import { iso } from '../../server/clock.js';
-import { openJson, rowAad, sealJson } from '../../server/crypto/seal.js';
+import type { Deps } from '../deps.js';
+import type { Principal } from '../auth/credentials.js';
+import { iso } from '../../core/clock.js';
+import { openJson, rowAad, sealJson } from '../../core/crypto/seal.js';
 
 export const WEEK_DAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] as const;
 export type WeekStart = (typeof WEEK_DAYS)[number];

@@ -1,19 +1,19 @@
 // Tags (spec §2.9, §4.13). Names are sealed; uniqueness (case-insensitive) is a blind index.
-import { restampTodos } from '../../server/index/todo-index.js';
+import { restampTodos } from '../todo-index/todo-index.js';
 import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
 import { inJsonIds, prepared } from '../../db/prepared.js';
 import { tags, todoTags, todos } from '../../db/schema/index.js';
 import type { Tx } from '../../db/client.js';
 import { finishPage, pageConditions, type ListQuery, type PageSpec } from '../../db/paging.js';
 import { keyAfter } from '../../db/order.js';
-import type { Deps } from '../../server/deps.js';
-import type { Principal } from '../../server/auth/credentials.js';
-import { AppError, notFound } from '../../server/errors.js';
-import { newId } from '../../server/ids.js';
-import { iso } from '../../server/clock.js';
-import { openJson, rowAad, sealJson } from '../../server/crypto/seal.js';
-import { tagNameIndex } from '../../server/crypto/blind-index.js';
-import { recordEvent } from '../../server/events.js';
+import type { Deps } from '../deps.js';
+import type { Principal } from '../auth/credentials.js';
+import { AppError, notFound } from '../../core/errors.js';
+import { newId } from '../../core/ids.js';
+import { iso } from '../../core/clock.js';
+import { openJson, rowAad, sealJson } from '../../core/crypto/seal.js';
+import { tagNameIndex } from '../../core/crypto/blind-index.js';
+import { recordEvent } from '../events.js';
 
 type Row = typeof tags.$inferSelect;
 type Sealed = { name: string; colorHex: string | null };

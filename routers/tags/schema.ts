@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { LIMITS } from '../../server/config.js';
-import { ClientId } from '../../server/ids.js';
+import { LIMITS } from '../../core/config.js';
+import { ClientId } from '../../core/ids.js';
 import { ColorHex, Timestamp, PathId, noControlChars, NO_CONTROL_CHARS } from '../common.js';
 
 /** Also the names a to-do's `tags` list takes (routers/todos/schema.ts). */

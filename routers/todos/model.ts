@@ -8,32 +8,32 @@ import type { Db, Tx } from '../../db/client.js';
 import { inJsonIds, prepared } from '../../db/prepared.js';
 import { afterTuplePlaceholders, tupleParams, tuplePage } from '../../db/tuple-page.js';
 import type { ListQuery } from '../../db/paging.js';
-import type { Deps } from '../../server/deps.js';
-import type { Principal } from '../../server/auth/credentials.js';
-import { AppError, invalid, notFound } from '../../server/errors.js';
-import { newId } from '../../server/ids.js';
-import { LIMITS } from '../../server/config.js';
-import { iso, isoOrNull } from '../../server/clock.js';
-import { openJson, rowAad, sealJson } from '../../server/crypto/seal.js';
+import type { Deps } from '../deps.js';
+import type { Principal } from '../auth/credentials.js';
+import { AppError, invalid, notFound } from '../../core/errors.js';
+import { newId } from '../../core/ids.js';
+import { LIMITS } from '../../core/config.js';
+import { iso, isoOrNull } from '../../core/clock.js';
+import { openJson, rowAad, sealJson } from '../../core/crypto/seal.js';
 import { removeAttachmentsOf } from '../attachments/remove.js';
-import { recordEvent } from '../../server/events.js';
-import { bandIdTaken, bandKeyFor, type Band } from '../../server/band.js';
-import { DecryptBudget } from '../../server/decrypt-budget.js';
-import { assertAccountSize } from '../../server/account-size.js';
-import { canonicalRecurrenceRule, nextOccurrence, type RecurrenceBasis as Basis } from '../../server/recurrence.js';
+import { recordEvent } from '../events.js';
+import { bandIdTaken, bandKeyFor, type Band } from '../band.js';
+import { DecryptBudget } from '../../core/decrypt-budget.js';
+import { assertAccountSize } from '../account-size.js';
+import { canonicalRecurrenceRule, nextOccurrence, type RecurrenceBasis as Basis } from './recurrence.js';
 import { containers } from '../../db/schema/index.js';
 import { findContainerRow } from '../containers/model.js';
 import { containerIsDead, hasTrashedContainer, inLiveContainer } from '../containers/live.js';
 import { tagIdsForNames } from '../tags/model.js';
 import type { TodoOut } from './schema.js';
-import { indexedAttrs, indexTodo, unindexTodo } from '../../server/index/todo-index.js';
+import { indexedAttrs, indexTodo, unindexTodo } from '../todo-index/todo-index.js';
 
 /** A to-do row as the application reads and writes it; the list-order columns are the database's (db/schema/tasks.ts). */
 export type TodoRow = Omit<typeof todos.$inferSelect, 'parentKey' | 'headingRef' | 'headingKey'>;
 type Priority = 'low' | 'medium' | 'high';
 export type TodoStatus = 'open' | 'completed' | 'canceled';
 type ChecklistItem = { id: string; title: string; done: boolean };
-/** `done`: occurrences completed so far (COUNT); `anchor`: where a schedule series started (server/recurrence.ts). */
+/** `done`: occurrences completed so far (COUNT); `anchor`: where a schedule series started (routers/todos/recurrence.ts). */
 type StoredRecurrence = { rule: string; basis: Basis; done: number; anchor: string | null };
 
 export type TodoSealed = {
@@ -563,7 +563,7 @@ export function finishTodoTx(deps: Deps, tx: Tx, p: Principal, row: TodoRow, tar
       whenDate: s.whenDate,
       deadline: s.deadline,
       today,
-      // Completions of the series so far, counting this one (server/recurrence.ts).
+      // Completions of the series so far, counting this one (routers/todos/recurrence.ts).
       count: s.recurrence.done + 1,
       anchor: s.recurrence.anchor,
     });
@@ -733,7 +733,7 @@ export function listTodos(deps: Deps, p: Principal, query: TodoListQuery) {
     },
     posOf: (r) => ({ k: [r.parentId ?? '', r.headingKey, r.headingId ?? '', r.sortKey], i: r.id }),
     map: (r) => {
-      // The status comes from the sealed index (server/index/todo-index.ts): only kept rows are opened.
+      // The status comes from the sealed index (routers/todo-index/todo-index.ts): only kept rows are opened.
       if (status && statusOf(r.id) !== status) return null;
       return { row: r as TodoRow, s: openTodo(p.dek, r) };
     },

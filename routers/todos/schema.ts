@@ -1,12 +1,12 @@
 // To-dos (DECISIONS §5): fields, inputs and answers.
 import { z } from 'zod';
-import { LIMITS } from '../../server/config.js';
-import { ClientId, IdRef } from '../../server/ids.js';
+import { LIMITS } from '../../core/config.js';
+import { ClientId, IdRef } from '../../core/ids.js';
 import { ListQueryShape, boolParam } from '../../db/paging.js';
 import { DateOnly, Timestamp, PathId, noControlChars, NO_CONTROL_CHARS } from '../common.js';
 import { TagName } from '../tags/schema.js';
 import { Priority } from '../containers/schema.js';
-import { Recurrence } from '../../server/recurrence.js';
+import { Recurrence } from './recurrence.js';
 
 export const TodoStatus = z.enum(['open', 'completed', 'canceled']);
 

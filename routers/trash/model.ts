@@ -7,11 +7,11 @@ import { containers, noteFolders, notes, todos } from '../../db/schema/index.js'
 import type { Db, Tx } from '../../db/client.js';
 import { decodeTupleCursor, encodeTupleCursor } from '../../db/tuple-page.js';
 import type { ListQuery, Page } from '../../db/paging.js';
-import { LIMITS } from '../../server/config.js';
-import type { Deps } from '../../server/deps.js';
-import type { Principal } from '../../server/auth/credentials.js';
-import { iso } from '../../server/clock.js';
-import { invalid } from '../../server/errors.js';
+import { LIMITS } from '../../core/config.js';
+import type { Deps } from '../deps.js';
+import type { Principal } from '../auth/credentials.js';
+import { iso } from '../../core/clock.js';
+import { invalid } from '../../core/errors.js';
 import { openNote } from '../notes/model.js';
 import { removeNotes } from '../notes/remove.js';
 import { openFolder, removeFolderTree } from '../note-folders/model.js';

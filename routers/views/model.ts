@@ -1,10 +1,10 @@
 // Views (spec §4.12, DECISIONS §6, issue 14): today, upcoming, anytime, someday, logbook and the
 // overview. Each reads the account's picture (./account.ts: placement from plaintext columns,
 // sealed attributes from the sealed index), picks its to-dos, and opens only those rows.
-import { LIMITS } from '../../server/config.js';
-import type { Deps } from '../../server/deps.js';
-import type { Principal } from '../../server/auth/credentials.js';
-import { nextOccurrence } from '../../server/recurrence.js';
+import { LIMITS } from '../../core/config.js';
+import type { Deps } from '../deps.js';
+import type { Principal } from '../auth/credentials.js';
+import { nextOccurrence } from '../todos/recurrence.js';
 import { decodeTupleCursor, encodeTupleCursor } from '../../db/tuple-page.js';
 import { todayOf } from '../todos/model.js';
 import type { TodoOut } from '../todos/schema.js';
@@ -61,7 +61,7 @@ export function todayView(deps: Deps, p: Principal, query: { today?: string | un
 
 /**
  * The further occurrences of a recurring to-do within (today, today + 14], computed with the rule
- * code completion uses (server/recurrence.ts), as if each occurrence were completed on its day.
+ * code completion uses (routers/todos/recurrence.ts), as if each occurrence were completed on its day.
  */
 function projections(i: Item, today: string): string[] {
   const r = i.a.recurrence;

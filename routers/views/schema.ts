@@ -1,6 +1,6 @@
 // Views (spec §4.12, DECISIONS §6): query inputs and answers.
 import { z } from 'zod';
-import { LIMITS } from '../../server/config.js';
+import { LIMITS } from '../../core/config.js';
 import { intParam } from '../../db/paging.js';
 import { DateOnly } from '../common.js';
 import { Todo } from '../todos/schema.js';

@@ -4,15 +4,15 @@
 import { and, asc, count, desc, eq, inArray, lt, or } from 'drizzle-orm';
 import { users, webhookAttempts, webhookDeliveries, webhooks } from '../../db/schema/index.js';
 import { decodeCursor, encodeCursor, finishPage, pageConditions, type ListQuery, type PageSpec } from '../../db/paging.js';
-import type { Deps } from '../../server/deps.js';
-import type { Principal } from '../../server/auth/credentials.js';
-import { AppError, invalid, notFound } from '../../server/errors.js';
-import { iso, isoOrNull } from '../../server/clock.js';
-import { open, rowAad, seal } from '../../server/crypto/seal.js';
-import { newEventId } from '../../server/ids.js';
-import { LIMITS } from '../../server/config.js';
-import { checkTarget, OutboundError } from '../../server/net/index.js';
-import { MAX_SUBSCRIPTIONS } from '../../server/webhooks/constants.js';
+import type { Deps } from '../deps.js';
+import type { Principal } from '../auth/credentials.js';
+import { AppError, invalid, notFound } from '../../core/errors.js';
+import { iso, isoOrNull } from '../../core/clock.js';
+import { open, rowAad, seal } from '../../core/crypto/seal.js';
+import { newEventId } from '../../core/ids.js';
+import { LIMITS } from '../../core/config.js';
+import { checkTarget, OutboundError } from '../../core/net/index.js';
+import { MAX_SUBSCRIPTIONS } from './constants.js';
 import {
   insertDelivery,
   newWebhookId,
@@ -23,7 +23,7 @@ import {
   sealTarget,
   type DeliveryRow,
   type WebhookRow,
-} from '../../server/webhooks/store.js';
+} from './store.js';
 import type { DeliveryOut, WebhookOut } from './schema.js';
 
 const descAad = (userId: string, id: string) => rowAad(userId, 'webhooks', id);

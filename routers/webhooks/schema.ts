@@ -1,7 +1,7 @@
 // Webhook subscriptions (spec §2.12, §4.17, docs/webhooks.md): inputs and answers.
 import { z } from 'zod';
-import { LIMITS } from '../../server/config.js';
-import { EVENT_TYPES } from '../../server/events.js';
+import { LIMITS } from '../../core/config.js';
+import { EVENT_TYPES } from '../events.js';
 import { ListQueryShape, intParam } from '../../db/paging.js';
 import { Timestamp } from '../common.js';
 

@@ -8,16 +8,16 @@
 // Run by run.ts as a child process: env DATA_DIR, CAIRN_SCRYPT_LOG_N, BENCH_ACCOUNTS, BENCH_TODAY.
 // Reports a SeedResult over IPC (the personal tokens travel only there).
 import { randomBytes } from 'node:crypto';
-import { loadConfig } from '../../server/config.js';
+import { loadConfig } from '../../core/config.js';
 import { openDb, closeDb } from '../../db/client.js';
-import { deriveServerKeys, loadMasterKey } from '../../server/crypto/master-key.js';
-import { createLogger } from '../../server/logger.js';
-import { systemClock } from '../../server/clock.js';
-import type { Deps } from '../../server/deps.js';
+import { deriveServerKeys, loadMasterKey } from '../../core/crypto/master-key.js';
+import { createLogger } from '../../core/logger.js';
+import { systemClock } from '../../core/clock.js';
+import type { Deps } from '../../routers/deps.js';
 import { appRouter } from '../../routers/index.js';
 import { createCallerFactory, createContextInner } from '../../routers/trpc.js';
 import { toProblem } from '../../routers/middleware/problems.js';
-import { authenticate, type Principal } from '../../server/auth/credentials.js';
+import { authenticate, type Principal } from '../../routers/auth/credentials.js';
 import { createTodo, finishTodo } from '../../routers/todos/model.js';
 import { CreateTodoInput } from '../../routers/todos/schema.js';
 import { FILTER_CRITERIA, FILTER_NAME, TAG_NAMES, fixtureTodo, type FixtureTodo } from './fixtures.js';

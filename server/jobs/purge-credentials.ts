@@ -10,8 +10,8 @@
 import { and, eq, isNotNull, lt, lte, or } from 'drizzle-orm';
 import { credentials, oauthGrants, oauthRequests, oauthTokens } from '../../db/schema/index.js';
 import { flushDeleted } from '../../db/client.js';
-import type { Deps } from '../deps.js';
-import { OAUTH_TTL } from '../oauth/tokens.js';
+import type { Deps } from '../../routers/deps.js';
+import { OAUTH_TTL } from '../../routers/oauth/tokens.js';
 
 const DAY = 86_400_000;
 /** How long rows without key material stay to answer grant_revoked / grant_expired. */

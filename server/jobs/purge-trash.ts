@@ -1,9 +1,9 @@
 // Spec §3, §8.2: trashed items are purged after 30 days. Runs without a user present: deleting
 // needs no data key, so the deletions get a key-less principal carrying only the user id (any
 // attempt to open content with its empty key would throw, never read).
-import type { Deps } from '../deps.js';
-import type { Principal } from '../auth/credentials.js';
-import { LIMITS } from '../config.js';
+import type { Deps } from '../../routers/deps.js';
+import type { Principal } from '../../routers/auth/credentials.js';
+import { LIMITS } from '../../core/config.js';
 import { flushDeleted } from '../../db/client.js';
 import { entriesTrashedBefore, removeEntries } from '../../routers/trash/model.js';
 

@@ -2,7 +2,7 @@
 // but reads "now" from the injected clock; a failing job is logged and tried again next time.
 // Jobs are synchronous (better-sqlite3), so two runs never overlap.
 import { sweepUploads } from '../../routers/attachments/files.js';
-import type { Deps } from '../deps.js';
+import type { Deps } from '../../routers/deps.js';
 import { purgeIdempotencyKeys } from './purge.js';
 import { purgeTrash } from './purge-trash.js';
 import { purgeCredentials } from './purge-credentials.js';

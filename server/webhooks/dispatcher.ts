@@ -1,7 +1,7 @@
 // The webhook dispatcher (spec §6, docs/webhooks.md): beside request handling, never inside it.
 // 1. Fan-out: undispatched outbox rows become one delivery per matching active subscription of
 //    their user, and are marked dispatched, in the same IMMEDIATE transaction (exactly once).
-// 2. Sending: due deliveries go out through the outbound door (server/net) with bounded
+// 2. Sending: due deliveries go out through the outbound door (core/net) with bounded
 //    concurrency overall and per subscription, so a receiver that hangs holds only its own slots.
 //    Each attempt's outcome is recorded in its own transaction (store.ts recordAttempt). A crash
 //    mid-send leaves the delivery pending and due: it is sent again after a restart, with the
@@ -11,13 +11,13 @@
 import { performance } from 'node:perf_hooks';
 import { and, asc, eq, inArray, isNull, lte, notInArray } from 'drizzle-orm';
 import { outbox, webhookDeliveries, webhooks } from '../../db/schema/index.js';
-import type { Deps } from '../deps.js';
-import { iso } from '../clock.js';
-import { outboundFetch, OutboundError } from '../net/index.js';
-import type { EventEnvelope } from '../events.js';
-import { CONCURRENCY_OVERALL, CONCURRENCY_PER_SUBSCRIPTION, SEND_DEADLINE_MS, SEND_MAX_READ_BYTES } from './constants.js';
-import { insertDelivery, openTarget, parseEvents, recordAttempt, signingSecrets, type AttemptOutcome, type DeliveryRow, type WebhookRow } from './store.js';
-import { signatureHeader } from './signer.js';
+import type { Deps } from '../../routers/deps.js';
+import { iso } from '../../core/clock.js';
+import { outboundFetch, OutboundError } from '../../core/net/index.js';
+import type { EventEnvelope } from '../../routers/events.js';
+import { CONCURRENCY_OVERALL, CONCURRENCY_PER_SUBSCRIPTION, SEND_DEADLINE_MS, SEND_MAX_READ_BYTES } from '../../routers/webhooks/constants.js';
+import { insertDelivery, openTarget, parseEvents, recordAttempt, signingSecrets, type AttemptOutcome, type DeliveryRow, type WebhookRow } from '../../routers/webhooks/store.js';
+import { signatureHeader } from '../../routers/webhooks/signer.js';
 
 const FAN_OUT_BATCH = 500;
 

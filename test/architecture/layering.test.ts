@@ -49,8 +49,8 @@ describe('layering', () => {
   it('db/ imports nothing from routers/, and crypto imports neither', () => {
     const bad: string[] = [];
     for (const file of sources('db')) for (const imp of importsOf(file)) if (imp.startsWith('routers/')) bad.push(`${file} → ${imp}`);
-    for (const file of sources('server/crypto')) {
-      for (const imp of importsOf(file)) if (!imp.startsWith('server/crypto/') && !imp.startsWith('server/config')) bad.push(`${file} → ${imp}`);
+    for (const file of sources('core/crypto')) {
+      for (const imp of importsOf(file)) if (!imp.startsWith('core/crypto/') && !imp.startsWith('core/config')) bad.push(`${file} → ${imp}`);
     }
     expect(bad).toEqual([]);
   });
@@ -61,16 +61,16 @@ describe('layering', () => {
     expect(bad).toEqual([]);
   });
 
-  it('server/net (the outbound door) imports only server/net and server/config, never routers/ or rest/', () => {
+  it('core/net (the outbound door) imports only core/net and core/config, never routers/ or rest/', () => {
     const bad: string[] = [];
-    for (const file of sources('server/net')) {
-      for (const imp of importsOf(file)) if (!imp.startsWith('server/net/') && imp !== 'server/config.ts') bad.push(`${file} → ${imp}`);
+    for (const file of sources('core/net')) {
+      for (const imp of importsOf(file)) if (!imp.startsWith('core/net/') && imp !== 'core/config.ts') bad.push(`${file} → ${imp}`);
     }
-    expect(sources('server/net').length).toBeGreaterThan(0);
+    expect(sources('core/net').length).toBeGreaterThan(0);
     expect(bad).toEqual([]);
   });
 
-  // docs/architecture.md "One door for outbound HTTP": only server/net opens outbound connections.
+  // docs/architecture.md "One door for outbound HTTP": only core/net opens outbound connections.
   // (client/ is the `cairn/client` package: it runs in the API consumer's process, not the server.)
   const OUTBOUND: [string, RegExp][] = [
     ['global fetch', /(?<![.\w])fetch\s*\(/],
@@ -86,11 +86,11 @@ describe('layering', () => {
   };
 
   it('finds the outbound calls of the door itself (so the scan below can fail)', () => {
-    expect(outboundCalls('server/net/fetch.ts')).toEqual(['server/net/fetch.ts: http(s).request/get', 'server/net/fetch.ts: an outbound module']);
+    expect(outboundCalls('core/net/fetch.ts')).toEqual(['core/net/fetch.ts: http(s).request/get', 'core/net/fetch.ts: an outbound module']);
   });
 
-  it('nothing outside server/net opens an outbound connection', () => {
+  it('nothing outside core/net opens an outbound connection', () => {
     const files = [...sources('server'), ...sources('routers'), ...sources('rest'), ...sources('db'), ...sources('scripts').filter((f) => !f.startsWith('scripts/bench/'))];
-    expect(files.filter((f) => !f.startsWith('server/net/')).flatMap(outboundCalls)).toEqual([]);
+    expect(files.filter((f) => !f.startsWith('core/net/')).flatMap(outboundCalls)).toEqual([]);
   });
 });

@@ -7,8 +7,8 @@
 // parameter whose collection segment is neither here nor in NOT_ID_BEARING: a merged route that
 // takes an id must say how to make one.
 import { createHash, randomBytes } from 'node:crypto';
-import { SCOPES } from '../../server/scopes.js';
-import { EVENT_TYPES } from '../../server/events.js';
+import { SCOPES } from '../../core/scopes.js';
+import { EVENT_TYPES } from '../../routers/events.js';
 import { call, createPat, registerUser, type Res } from './http.js';
 
 type Url = { url: string };

@@ -4,13 +4,13 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { rmSync } from 'node:fs';
-import { loadConfig, type Config } from '../../server/config.js';
+import { loadConfig, type Config } from '../../core/config.js';
 import { openDb, closeDb } from '../../db/client.js';
-import { deriveServerKeys } from '../../server/crypto/master-key.js';
-import { createLogger } from '../../server/logger.js';
+import { deriveServerKeys } from '../../core/crypto/master-key.js';
+import { createLogger } from '../../core/logger.js';
 import { createRequestHandler } from '../../server/handler.js';
 import { attachClientErrorHandler } from '../../server/http.js';
-import type { Deps } from '../../server/deps.js';
+import type { Deps } from '../../routers/deps.js';
 import { appRouter } from '../../routers/index.js';
 import { createCallerFactory, createContextInner } from '../../routers/trpc.js';
 import type { TestApp } from './app.js';

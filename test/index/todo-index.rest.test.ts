@@ -1,4 +1,4 @@
-// The sealed per-account to-do index (issue 14, server/index/todo-index.ts) over HTTP: every write
+// The sealed per-account to-do index (issue 14, routers/todo-index/todo-index.ts) over HTTP: every write
 // that changes an indexed attribute is reflected at once by the readers that use the index (the
 // `status` filter, heading open counts); a lost, swapped or stale chunk is rebuilt and the answer
 // does not change; a to-do row added, removed or changed directly in SQLite (chunks untouched) is
@@ -7,11 +7,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { userClient } from '../helpers/user-client.js';
 import { call } from '../helpers/http.js';
-import { BUCKETS, bucketOf, DELTA_MAX, FORMAT, INDEX_TABLE } from '../../server/index/todo-index.js';
+import { BUCKETS, bucketOf, DELTA_MAX, FORMAT, INDEX_TABLE } from '../../routers/todo-index/todo-index.js';
 import { randomUUID } from 'node:crypto';
-import { seal } from '../../server/crypto/seal.js';
-import { open, rowAad } from '../../server/crypto/seal.js';
-import { authenticate } from '../../server/auth/credentials.js';
+import { seal } from '../../core/crypto/seal.js';
+import { open, rowAad } from '../../core/crypto/seal.js';
+import { authenticate } from '../../routers/auth/credentials.js';
 
 type Any = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 let app: TestApp;
@@ -528,7 +528,7 @@ describe('the sealed to-do index', () => {
   });
 });
 
-/** The user's data key as a request with this token holds it (server/auth/credentials.ts). */
+/** The user's data key as a request with this token holds it (routers/auth/credentials.ts). */
 async function dekOf(token: string): Promise<Buffer> {
   return (await authenticate(app.deps, `Bearer ${token}`)).dek;
 }

@@ -1,7 +1,7 @@
 // docs/security.md "The outbound door": the address classification and URL vetting on their own
 // (no sockets; the connecting cases run in a namespace, test/net/door.test.ts).
 import { describe, expect, it } from 'vitest';
-import { checkUrl, ipLiteral, OutboundError, outboundFetch, refusalOf } from '../../server/net/index.js';
+import { checkUrl, ipLiteral, OutboundError, outboundFetch, refusalOf } from '../../core/net/index.js';
 
 const strict = { allowLoopback: false };
 const loose = { allowLoopback: true };

@@ -3,7 +3,7 @@
 // deadline. A connect watcher fails the file on any non-loopback address.
 import type http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { outboundFetch, OutboundError, type ConnectAttempt, type OutboundOptions } from '../../server/net/index.js';
+import { outboundFetch, OutboundError, type ConnectAttempt, type OutboundOptions } from '../../core/net/index.js';
 import { html, pageServer, type PageServer } from '../helpers/tls.js';
 
 const attempts: ConnectAttempt[] = [];

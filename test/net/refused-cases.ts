@@ -9,7 +9,7 @@
 import net from 'node:net';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { outboundFetch, OutboundError, type ConnectAttempt, type Resolver } from '../../server/net/index.js';
+import { outboundFetch, OutboundError, type ConnectAttempt, type Resolver } from '../../core/net/index.js';
 import { startApp } from '../helpers/app.js';
 import { call, registerUser } from '../helpers/http.js';
 import { pageServer, selfSignedCert, html } from '../helpers/tls.js';

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { call, createPat, expectProblem, registerUser } from '../helpers/http.js';
-import { authenticate } from '../../server/auth/credentials.js';
+import { authenticate } from '../../routers/auth/credentials.js';
 import { REDIRECT, authorizeAndApprove, authorizeUrl, exchange, openAuthorize, pkce, register, token, waitPoll } from './helpers.js';
 
 let app: TestApp;

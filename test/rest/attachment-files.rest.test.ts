@@ -12,10 +12,10 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { call, createPat, expectProblem, registerUser } from '../helpers/http.js';
-import { eventsOf } from '../../server/events.js';
+import { eventsOf } from '../../routers/events.js';
 import { sweepUploads, STALE_UPLOAD_MS } from '../../routers/attachments/files.js';
 import { limiterFor } from '../../routers/middleware/rate-limit.js';
-import { credentialBucketKey } from '../../server/auth/credentials.js';
+import { credentialBucketKey } from '../../routers/auth/credentials.js';
 
 let app: TestApp;
 let token: string;

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { call, createPat, expectProblem, registerUser, type Res } from '../helpers/http.js';
-import { eventsOf } from '../../server/events.js';
+import { eventsOf } from '../../routers/events.js';
 
 let app: TestApp;
 let token: string;

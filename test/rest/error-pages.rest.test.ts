@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { call } from '../helpers/http.js';
-import { ERROR_TABLE } from '../../server/errors.js';
+import { ERROR_TABLE } from '../../core/errors.js';
 
 let app: TestApp;
 beforeAll(async () => {

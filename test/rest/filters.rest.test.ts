@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { userClient } from '../helpers/user-client.js';
 import { call, createPat, expectProblem } from '../helpers/http.js';
-import { eventsOf } from '../../server/events.js';
+import { eventsOf } from '../../routers/events.js';
 import { parseCriteria } from '../../routers/filters/criteria.js';
 
 type Any = any; // eslint-disable-line @typescript-eslint/no-explicit-any

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { call, createPat, expectProblem, rawGet, rawHttp, registerUser } from '../helpers/http.js';
 import { REST_ROUTES } from '../../rest/routes.js';
-import { LIMITS } from '../../server/config.js';
+import { LIMITS } from '../../core/config.js';
 
 let app: TestApp;
 let session: string;

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { call, createPat, expectProblem, registerUser, type Res } from '../helpers/http.js';
-import { eventsOf } from '../../server/events.js';
+import { eventsOf } from '../../routers/events.js';
 import { convertSteps, derivedSubprojectId } from '../../routers/headings/model.js';
 
 let app: TestApp;

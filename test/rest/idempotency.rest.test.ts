@@ -9,7 +9,7 @@ import { restartApp, stopKeepingData } from '../helpers/restart.js';
 import { authedProcedure, createCallerFactory, createContextInner, router } from '../../routers/trpc.js';
 import { purgeIdempotencyKeys } from '../../server/jobs/purge.js';
 import { runJob, JOBS } from '../../server/jobs/scheduler.js';
-import { AppError } from '../../server/errors.js';
+import { AppError } from '../../core/errors.js';
 import { REST_ROUTES } from '../../rest/routes.js';
 import { atomic } from '../../routers/middleware/atomic.js';
 import { unatomicIdempotentProcedures } from '../../routers/index.js';

@@ -6,8 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { call, createPat, expectProblem, registerUser } from '../helpers/http.js';
 import { html, pageServer, selfSignedCert, type Cert, type PageServer } from '../helpers/tls.js';
-import type { ConnectAttempt, Resolver } from '../../server/net/index.js';
-import { eventsOf } from '../../server/events.js';
+import type { ConnectAttempt, Resolver } from '../../core/net/index.js';
+import { eventsOf } from '../../routers/events.js';
 import { inboxTitlesSettled } from '../../routers/inbox/model.js';
 
 const attempts: ConnectAttempt[] = [];

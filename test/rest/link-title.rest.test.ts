@@ -8,7 +8,7 @@ import { startApp, type TestApp } from '../helpers/app.js';
 import { call, createPat, expectProblem, registerUser } from '../helpers/http.js';
 import { logSink } from '../helpers/log-sink.js';
 import { html, pageServer, selfSignedCert, type Cert, type PageServer } from '../helpers/tls.js';
-import type { ConnectAttempt, Resolver } from '../../server/net/index.js';
+import type { ConnectAttempt, Resolver } from '../../core/net/index.js';
 
 const attempts: ConnectAttempt[] = [];
 // Names resolve only to loopback; anything else fails as DNS would.

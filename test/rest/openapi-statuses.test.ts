@@ -7,7 +7,7 @@ import { createConfig, lintFromString } from '@redocly/openapi-core';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { call, createPat, registerUser } from '../helpers/http.js';
 import { REST_ROUTES } from '../../rest/routes.js';
-import { ERROR_TABLE } from '../../server/errors.js';
+import { ERROR_TABLE } from '../../core/errors.js';
 
 let app: TestApp;
 let doc: any; // eslint-disable-line @typescript-eslint/no-explicit-any

@@ -4,8 +4,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { call, expectProblem, registerUser, type Res } from '../helpers/http.js';
-import { passwordHashingStats, resetPasswordHashingPeak } from '../../server/crypto/password.js';
-import { LIMITS, RATE_BUCKETS } from '../../server/config.js';
+import { passwordHashingStats, resetPasswordHashingPeak } from '../../core/crypto/password.js';
+import { LIMITS, RATE_BUCKETS } from '../../core/config.js';
 import { callsIn } from '../../rest/rate-limit.js';
 import { restartApp, stopKeepingData } from '../helpers/restart.js';
 import { decoyLogN } from '../../routers/auth/model.js';

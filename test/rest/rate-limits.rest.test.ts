@@ -10,13 +10,13 @@ import { z } from 'zod';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { call, createPat, expectProblem, registerUser, type Res } from '../helpers/http.js';
 import { restartApp, stopKeepingData } from '../helpers/restart.js';
-import { RATE_BUCKETS } from '../../server/config.js';
+import { RATE_BUCKETS } from '../../core/config.js';
 import { authedProcedure, createCallerFactory, createContextInner, router } from '../../routers/trpc.js';
 import { edgeLimit, routeLimit } from '../../rest/rate-limit.js';
 import { limiterFor } from '../../routers/middleware/rate-limit.js';
 import { sendProblem } from '../../rest/send.js';
 import { initRequestState } from '../../rest/state.js';
-import { AppError } from '../../server/errors.js';
+import { AppError } from '../../core/errors.js';
 
 const WINDOW = 5 * 60_000;
 const apps: TestApp[] = [];
@@ -209,7 +209,7 @@ describe('OpenAPI', () => {
 
 describe('CAIRN_TRUST_PROXY', () => {
   it('takes addresses, CIDR ranges and named ranges; refuses hop counts and "true"', async () => {
-    const { loadConfig, ConfigError } = await import('../../server/config.js');
+    const { loadConfig, ConfigError } = await import('../../core/config.js');
     expect(loadConfig({ CAIRN_TRUST_PROXY: '10.0.0.1, 192.168.0.0/16, ::1, fd00::/8, loopback' }).trustProxy).toBe('10.0.0.1, 192.168.0.0/16, ::1, fd00::/8, loopback');
     expect(loadConfig({ CAIRN_TRUST_PROXY: '' }).trustProxy).toBeUndefined();
     expect(loadConfig({}).trustProxy).toBeUndefined();
@@ -241,7 +241,7 @@ describe('CAIRN_RATE_LIMIT_FACTOR', () => {
   });
 
   it('defaults to 1', async () => {
-    const { loadConfig } = await import('../../server/config.js');
+    const { loadConfig } = await import('../../core/config.js');
     expect(loadConfig({}).rateLimitFactor).toBe(1);
   });
 });

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { call, createPat, expectProblem, registerUser } from '../helpers/http.js';
 import { REST_ROUTES } from '../../rest/routes.js';
-import { SCOPES, expandScopes } from '../../server/scopes.js';
+import { SCOPES, expandScopes } from '../../core/scopes.js';
 
 let app: TestApp;
 let session: string;

@@ -34,8 +34,8 @@ describe('settings', () => {
     // Writing weekStart keeps the blob (it is stored, just never shown).
     await call(app, 'PATCH', '/v1/settings', { token: u.session, body: { weekStart: 'friday' } });
     const row = app.deps.db.$client.prepare('SELECT sealed FROM settings WHERE user_id = ?').get(u.userId) as { sealed: Buffer };
-    const { openJson, rowAad } = await import('../../server/crypto/seal.js');
-    const principal = await (await import('../../server/auth/credentials.js')).authenticate(app.deps, `Bearer ${u.session}`);
+    const { openJson, rowAad } = await import('../../core/crypto/seal.js');
+    const principal = await (await import('../../routers/auth/credentials.js')).authenticate(app.deps, `Bearer ${u.session}`);
     expect(openJson<{ platform: Record<string, string> }>(principal.dek, rowAad(u.userId, 'settings', u.userId), row.sealed).platform).toEqual({ macos: 'opaque-state-123' });
     // Only first-party sessions may write them.
     const pat = (await createPat(app, u.session, ['settings:write'])).token;

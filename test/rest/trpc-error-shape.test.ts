@@ -10,7 +10,7 @@ import { TRPCError } from '@trpc/server';
 import { getErrorShape, getTRPCErrorFromUnknown } from '@trpc/server/unstable-core-do-not-import';
 import { appRouter } from '../../routers/index.js';
 import { problemScope, type ProblemScope } from '../../routers/middleware/problems.js';
-import { AppError, invalid, notFound } from '../../server/errors.js';
+import { AppError, invalid, notFound } from '../../core/errors.js';
 import { fastErrorShape } from '../../rest/trpc.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { call, registerUser } from '../helpers/http.js';

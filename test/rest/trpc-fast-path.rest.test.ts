@@ -6,8 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { call, createPat, registerUser, type Res } from '../helpers/http.js';
 import { trpcFastPathCount } from '../../rest/trpc.js';
-import { LIMITS } from '../../server/config.js';
-import { authenticationCount } from '../../server/auth/credentials.js';
+import { LIMITS } from '../../core/config.js';
+import { authenticationCount } from '../../routers/auth/credentials.js';
 
 let app: TestApp;
 let pat: string;

@@ -5,11 +5,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { call, createPat, registerUser } from '../helpers/http.js';
-import { authenticate } from '../../server/auth/credentials.js';
+import { authenticate } from '../../routers/auth/credentials.js';
 import { isBulk, queueWrite, runWrite } from '../../routers/middleware/atomic.js';
 import { appRouter } from '../../routers/index.js';
 import { createTodo } from '../../routers/todos/model.js';
-import { loadConfig, type Config } from '../../server/config.js';
+import { loadConfig, type Config } from '../../core/config.js';
 import { openDb, closeDb, WAL_CHECKPOINT_PAGES, WAL_SIZE_LIMIT } from '../../db/client.js';
 import { mkdtempSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -9,7 +9,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { call, createPat, registerUser } from '../helpers/http.js';
-import { authenticate, type Principal } from '../../server/auth/credentials.js';
+import { authenticate, type Principal } from '../../routers/auth/credentials.js';
 import { GROUP_MAX, groupCommitStats, queueWrite } from '../../routers/middleware/atomic.js';
 import { createTodo } from '../../routers/todos/model.js';
 

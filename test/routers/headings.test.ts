@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { registerUser } from '../helpers/http.js';
 import { derivedSubprojectId } from '../../routers/headings/model.js';
-import { UUID_UPPER } from '../../server/ids.js';
+import { UUID_UPPER } from '../../core/ids.js';
 
 let app: TestApp;
 beforeAll(async () => {

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { createPat, registerUser } from '../helpers/http.js';
 import { COALESCE_MS } from '../../routers/note-versions/record.js';
-import { eventsOf } from '../../server/events.js';
+import { eventsOf } from '../../routers/events.js';
 
 let app: TestApp;
 beforeAll(async () => {

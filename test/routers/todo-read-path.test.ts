@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { registerUser } from '../helpers/http.js';
-import { authenticate } from '../../server/auth/credentials.js';
+import { authenticate } from '../../routers/auth/credentials.js';
 import { hasTrashedContainer } from '../../routers/containers/live.js';
 import { tagsOf } from '../../routers/todos/model.js';
 

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { registerUser } from '../helpers/http.js';
-import { eventsOf } from '../../server/events.js';
+import { eventsOf } from '../../routers/events.js';
 
 let app: TestApp;
 beforeAll(async () => {

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { call, createPat, registerUser } from '../helpers/http.js';
 import { runJob, JOBS } from '../../server/jobs/scheduler.js';
-import { sha256, fromB64u } from '../../server/crypto/secrets.js';
+import { sha256, fromB64u } from '../../core/crypto/secrets.js';
 
 let app: TestApp;
 beforeAll(async () => {

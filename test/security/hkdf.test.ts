@@ -1,8 +1,8 @@
-// server/crypto/secrets.ts computes HKDF-SHA256 with two HMACs instead of hkdfSync: it must give
+// core/crypto/secrets.ts computes HKDF-SHA256 with two HMACs instead of hkdfSync: it must give
 // exactly what hkdfSync and RFC 5869 give, or every wrapped data key would stop opening.
 import { hkdfSync, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { hkdf } from '../../server/crypto/secrets.js';
+import { hkdf } from '../../core/crypto/secrets.js';
 
 describe('hkdf', () => {
   it('matches RFC 5869 test cases 1 and 3 (first 32 bytes of the OKM)', () => {

@@ -28,7 +28,7 @@ describe('request logs', () => {
     const create = requests.find((e) => e.path === '/v1/tags' && e.method === 'POST')!;
     expect(create).toMatchObject({ status: 201, route: 'tags.create', requestId: tag.headers.get('x-request-id') });
     expect(typeof create.durationMs).toBe('number');
-    // Issue 12: the access line skips the redaction pass (server/logger.ts accessLogger), so it
+    // Issue 12: the access line skips the redaction pass (core/logger.ts accessLogger), so it
     // must carry only the fields the handler picks, never a header, body or query.
     for (const e of requests) expect(Object.keys(e).sort()).toEqual(['durationMs', 'level', 'method', 'msg', 'path', 'requestId', 'route', 'service', 'status', 'time'].filter((k) => k !== 'route' || 'route' in e));
     // Every other line keeps the redaction.

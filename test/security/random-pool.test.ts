@@ -1,9 +1,9 @@
-// server/crypto/random-pool.ts hands out pooled CSPRNG bytes (request/event ids, AES-GCM nonces).
+// core/crypto/random-pool.ts hands out pooled CSPRNG bytes (request/event ids, AES-GCM nonces).
 // A byte handed out twice would repeat a nonce under the same key: every slice must be fresh,
 // across refills of the pool too.
 import { describe, expect, it } from 'vitest';
-import { randomSlice } from '../../server/crypto/random-pool.js';
-import { seal } from '../../server/crypto/seal.js';
+import { randomSlice } from '../../core/crypto/random-pool.js';
+import { seal } from '../../core/crypto/seal.js';
 
 describe('the random pool', () => {
   it('never hands out the same bytes twice, across several refills', () => {

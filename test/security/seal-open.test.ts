@@ -1,10 +1,10 @@
-// server/crypto/seal.ts open(): the blob's nonce, tag and ciphertext are read through views at the
+// core/crypto/seal.ts open(): the blob's nonce, tag and ciphertext are read through views at the
 // blob's own offset (issue 12), so a blob that is a window into a larger buffer (SQLite's, a pool
 // slice, a plain Uint8Array) opens exactly like a standalone one, and every malformed or altered
 // blob still fails with SealError.
 import { describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
-import { open, openJson, rowAad, seal, sealJson, SealError } from '../../server/crypto/seal.js';
+import { open, openJson, rowAad, seal, sealJson, SealError } from '../../core/crypto/seal.js';
 
 const key = randomBytes(32);
 const aad = rowAad('U1', 'todos', 'T1');

@@ -1,4 +1,4 @@
-// server/auth/session-jwt.ts: the one-HMAC check of this server's session JWTs may only accept
+// routers/auth/session-jwt.ts: the one-HMAC check of this server's session JWTs may only accept
 // what jose's jwtVerify accepts (with the same options), and must answer the same payload; for
 // everything else it steps aside (undefined) and jose decides. Checked over sessions as the
 // server mints them and over expired, tampered, foreign and malformed variants.
@@ -7,10 +7,10 @@ import { SignJWT, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { call, registerUser } from '../helpers/http.js';
-import { fastSessionPayload, SESSION_HEADER } from '../../server/auth/session-jwt.js';
-import { sessionToken, SESSION_AUDIENCE, sessionIssuer } from '../../server/auth/credentials.js';
+import { fastSessionPayload, SESSION_HEADER } from '../../routers/auth/session-jwt.js';
+import { sessionToken, SESSION_AUDIENCE, sessionIssuer } from '../../routers/auth/credentials.js';
 import { openDb, closeDb } from '../../db/client.js';
-import type { Deps } from '../../server/deps.js';
+import type { Deps } from '../../routers/deps.js';
 
 const KEY = Buffer.alloc(32, 7);
 const OTHER = Buffer.alloc(32, 8);

@@ -9,8 +9,8 @@ import { startApp } from '../helpers/app.js';
 import { call, registerUser } from '../helpers/http.js';
 import { selfSignedCert } from '../helpers/tls.js';
 import { createDispatcher } from '../../server/webhooks/dispatcher.js';
-import { recordEvent } from '../../server/events.js';
-import type { ConnectAttempt } from '../../server/net/index.js';
+import { recordEvent } from '../../routers/events.js';
+import type { ConnectAttempt } from '../../core/net/index.js';
 import { receiver } from './receiver.js';
 
 const cert = selfSignedCert();

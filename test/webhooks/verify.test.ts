@@ -3,7 +3,7 @@
 // against the same vectors.
 import { describe, expect, it } from 'vitest';
 import { verifyWebhook } from '../../client/webhooks.js';
-import { signatureHeader } from '../../server/webhooks/signer.js';
+import { signatureHeader } from '../../routers/webhooks/signer.js';
 
 const NEW = 'whsec_test_secret_one_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
 const OLD = 'whsec_old_secret_two_BBBBBBBBBBBBBBBBBBBBBBBBBBBBBB';

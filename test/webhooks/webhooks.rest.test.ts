@@ -10,9 +10,9 @@ import { startApp, type TestApp } from '../helpers/app.js';
 import { call, createPat, expectProblem, registerUser } from '../helpers/http.js';
 import { selfSignedCert, type Cert } from '../helpers/tls.js';
 import { createDispatcher, type Dispatcher } from '../../server/webhooks/dispatcher.js';
-import { recordEvent } from '../../server/events.js';
+import { recordEvent } from '../../routers/events.js';
 import { purgeWebhookDeliveries } from '../../server/jobs/purge-webhooks.js';
-import { SEND_DEADLINE_MS, SEND_MAX_READ_BYTES } from '../../server/webhooks/constants.js';
+import { SEND_DEADLINE_MS, SEND_MAX_READ_BYTES } from '../../routers/webhooks/constants.js';
 import { webhooks } from '../../db/schema/index.js';
 import { receiver, until, type Receiver } from './receiver.js';
 

@@ -1,12 +1,12 @@
 // Thin events (spec §6): recorded in the durable outbox inside the caller's transaction, so the
 // change and its event commit together (DECISIONS §6). An event names a type and an object id,
 // never the object's content; `data.sub` is the user id.
-import { newEventId } from './ids.js';
+import { newEventId } from '../core/ids.js';
 import { asc, eq, and, sql } from 'drizzle-orm';
 import { prepared } from '../db/prepared.js';
 import type { Db, Tx } from '../db/client.js';
 import { outbox } from '../db/schema/index.js';
-import { iso } from './clock.js';
+import { iso } from '../core/clock.js';
 
 /** Object kinds that carry `<object>.created|updated|deleted` events (spec §6.2, DECISIONS §6). */
 export const EVENT_OBJECTS = ['todo', 'container', 'inbox', 'tag', 'filter', 'attachment', 'note', 'note_folder'] as const;

@@ -4,7 +4,7 @@
 // items. Counted on plaintext owner columns: no decryption.
 import type Database from 'better-sqlite3';
 import type { Deps } from './deps.js';
-import { AppError } from './errors.js';
+import { AppError } from '../core/errors.js';
 
 /** Tables whose rows count as account items, when present in this database. */
 const ITEM_TABLES = ['todos', 'notes', 'containers', 'headings', 'inbox_items'];

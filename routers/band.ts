@@ -4,7 +4,7 @@
 // end are computed across all of them. A table with no heading column sits in the heading-less band.
 import type Database from 'better-sqlite3';
 import { generateKeyBetween, generateNKeysBetween } from 'fractional-indexing';
-import { invalid } from './errors.js';
+import { invalid } from '../core/errors.js';
 
 export type Band = { parentId: string | null; headingId: string | null };
 

@@ -2,10 +2,10 @@
 // build the app around a temp file and a manual clock.
 import type { Logger } from 'pino';
 import type { Db } from '../db/client.js';
-import type { Config } from './config.js';
-import type { ServerKeys } from './crypto/master-key.js';
-import type { Clock } from './clock.js';
-import type { OutboundTestHooks } from './net/index.js';
+import type { Config } from '../core/config.js';
+import type { ServerKeys } from '../core/crypto/master-key.js';
+import type { Clock } from '../core/clock.js';
+import type { OutboundTestHooks } from '../core/net/index.js';
 
 export type Deps = {
   db: Db;
@@ -14,7 +14,7 @@ export type Deps = {
   clock: Clock;
   log: Logger;
   /**
-   * Test-only hooks of the outbound door (server/net): a stub resolver, an extra trusted CA, a
+   * Test-only hooks of the outbound door (core/net): a stub resolver, an extra trusted CA, a
    * watcher of connect attempts. Absent in the real process.
    */
   outbound?: OutboundTestHooks;

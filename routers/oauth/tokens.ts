@@ -7,13 +7,13 @@ import { oauthGrants, oauthTokens } from '../../db/schema/index.js';
 import { flushDeleted, type Db, type Tx } from '../../db/client.js';
 import { prepared } from '../../db/prepared.js';
 import type { Deps } from '../deps.js';
-import { AppError } from '../errors.js';
-import { newId } from '../ids.js';
-import { LIMITS } from '../config.js';
-import { credentialKek, unwrapDataKey, wrapDataKey } from '../crypto/keywrap.js';
-import { fromB64u, newSecret, sha256, toB64u } from '../crypto/secrets.js';
-import { SealError } from '../crypto/seal.js';
-import { expandScopes } from '../scopes.js';
+import { AppError } from '../../core/errors.js';
+import { newId } from '../../core/ids.js';
+import { LIMITS } from '../../core/config.js';
+import { credentialKek, unwrapDataKey, wrapDataKey } from '../../core/crypto/keywrap.js';
+import { fromB64u, newSecret, sha256, toB64u } from '../../core/crypto/secrets.js';
+import { SealError } from '../../core/crypto/seal.js';
+import { expandScopes } from '../../core/scopes.js';
 import { OAUTH_ACCESS_PREFIX, OAUTH_REFRESH_PREFIX, unauthorized, type Principal } from '../auth/principal.js';
 
 const DAY = 86_400_000;
@@ -163,7 +163,7 @@ export function revokeAllGrants(tx: Tx | Db, userId: string, now: number): void 
   revokeUserCodes(tx, userId);
 }
 
-// Set by server/oauth/model.ts (it owns the request table); avoids a module cycle.
+// Set by routers/oauth/model.ts (it owns the request table); avoids a module cycle.
 let revokeUserCodes: (tx: Tx | Db, userId: string) => void = () => {};
 export function setRevokeUserCodes(fn: typeof revokeUserCodes): void {
   revokeUserCodes = fn;

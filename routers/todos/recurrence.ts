@@ -2,11 +2,11 @@
 // occurrence of a series. Pure and transport-agnostic: no database, no clock, no request.
 // Occurrences come from the `rrule` library; this module only decides which rules to accept,
 // where a series starts, and how a to-do's dates move. Decisions: docs/recurrence.md.
-import { isCalendarDate } from './calendar.js';
+import { isCalendarDate } from '../../core/calendar.js';
 import { createRequire } from 'node:module';
 import type { Options as RRuleOptions, Weekday as RRuleWeekday } from 'rrule';
 import { z } from 'zod';
-import { AppError, pointerOf, type FieldError } from './errors.js';
+import { AppError, pointerOf, type FieldError } from '../../core/errors.js';
 
 // rrule ships CommonJS plus a non-standard "module" field, so Node's ESM loader finds no named
 // exports (jkbrzt/rrule#419, #548). require() loads the same CommonJS build under tsx, vitest

@@ -3,8 +3,8 @@
 // and the X25519 public key derived from it. At approval the code is sealed to that public key
 // (ephemeral X25519 + HKDF + AES-256-GCM); only a request presenting the handle can open it.
 import { createPrivateKey, createPublicKey, diffieHellman, generateKeyPairSync, type KeyObject } from 'node:crypto';
-import { hkdf } from '../crypto/secrets.js';
-import { open, seal } from '../crypto/seal.js';
+import { hkdf } from '../../core/crypto/secrets.js';
+import { open, seal } from '../../core/crypto/seal.js';
 
 const PKCS8_X25519 = Buffer.from('302e020100300506032b656e04220420', 'hex');
 const SPKI_X25519 = Buffer.from('302a300506032b656e032100', 'hex');

@@ -4,9 +4,9 @@
 // waits (polling POST /oauth/authorize/wait from /oauth/static/authorize.js) and redirects.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Scope } from '../scopes.js';
-import { rootDir } from '../console/bundle.js';
-import { formatUserCode } from './model.js';
+import type { Scope } from '../core/scopes.js';
+import { rootDir } from './console/bundle.js';
+import { formatUserCode } from '../routers/oauth/model.js';
 
 /** Stricter than rest/html.ts HTML_CSP: no inline style either. */
 export const OAUTH_CSP = [

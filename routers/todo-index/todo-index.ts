@@ -15,7 +15,7 @@
 // Two layers of chunks, each BUCKETS chunks: the attribute chunks (ids '0'..'63') hold each
 // to-do's sealed status, dates, flags, priority, completion time and recurrence; the search-text
 // chunks (ids 't0'..'t63') hold its case-folded title and its case-folded notes and checklist
-// (server/index/fold.ts), so the views never open search text and search never opens attributes.
+// (routers/todo-index/fold.ts), so the views never open search text and search never opens attributes.
 // Every entry carries the row's `updatedAt` (the freshness stamp). Since format 3 an attribute
 // entry also holds a sealed copy of the row's trash time and container (plaintext columns of the
 // row already), so the views read the account from the chunks alone (`accountIndex`); heading,
@@ -29,7 +29,7 @@
 // lost, stale or deleted chunk costs one rebuild, never a wrong answer. Nothing decrypted outlives
 // the request: chunks are opened into local values only.
 import type Database from 'better-sqlite3';
-import { open, rowAad, seal } from '../crypto/seal.js';
+import { open, rowAad, seal } from '../../core/crypto/seal.js';
 import { fold } from './fold.js';
 
 export const INDEX_TABLE = 'todo_index_chunks';
@@ -54,7 +54,7 @@ export type IndexedTodo = {
 /** What a write hands the index: the to-do's sealed content (routers/todos/model.ts TodoSealed). */
 export type TodoContent = IndexedTodo & { title: string; notes: string | null; checklist: { title: string }[] };
 
-/** A to-do's search text, case-folded (server/index/fold.ts). */
+/** A to-do's search text, case-folded (routers/todo-index/fold.ts). */
 export type TodoText = { title: string; body: string };
 
 /** Who the index belongs to and the key that opens it (a request's principal). */

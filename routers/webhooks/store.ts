@@ -7,10 +7,10 @@ import { randomBytes } from 'node:crypto';
 import type { Db } from '../../db/client.js';
 import { users, webhookAttempts, webhookDeliveries, webhooks } from '../../db/schema/index.js';
 import type { Deps } from '../deps.js';
-import { openJson, rowAad, sealJson } from '../crypto/seal.js';
-import { randomSlice } from '../crypto/random-pool.js';
-import { newEventId } from '../ids.js';
-import { LIMITS } from '../config.js';
+import { openJson, rowAad, sealJson } from '../../core/crypto/seal.js';
+import { randomSlice } from '../../core/crypto/random-pool.js';
+import { newEventId } from '../../core/ids.js';
+import { LIMITS } from '../../core/config.js';
 import { DISABLE_AFTER_MS, ROTATION_OVERLAP_MS, retryDelay } from './constants.js';
 
 export type WebhookRow = typeof webhooks.$inferSelect;

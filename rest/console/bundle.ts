@@ -7,7 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 
-/** The repository root, from server/console/ or dist/server/console/. */
+/** The repository root, from rest/console/ or dist/rest/console/. */
 export function rootDir(): string {
   const here = path.dirname(fileURLToPath(import.meta.url));
   const up = path.resolve(here, '..', '..');

@@ -2,8 +2,8 @@
 // credential module (sessions and personal tokens) and the OAuth token module, which both resolve
 // bearer secrets, so neither has to import the other for it.
 import type { Deps } from '../deps.js';
-import { AppError } from '../errors.js';
-import type { Scope } from '../scopes.js';
+import { AppError } from '../../core/errors.js';
+import type { Scope } from '../../core/scopes.js';
 
 export type CredentialKind = 'session' | 'pat' | 'oauth';
 
@@ -23,7 +23,7 @@ export type Principal = {
 
 /** Personal access tokens are prefixed so scanners and users can recognise them. */
 export const PAT_PREFIX = 'cairn_pat_';
-/** OAuth access and refresh tokens (server/oauth/). */
+/** OAuth access and refresh tokens (routers/oauth/). */
 export const OAUTH_ACCESS_PREFIX = 'cairn_oat_';
 export const OAUTH_REFRESH_PREFIX = 'cairn_ort_';
 

@@ -10,13 +10,13 @@ import type Database from 'better-sqlite3';
 import { credentials } from '../../db/schema/index.js';
 import { instanceId, type Db, type Tx } from '../../db/client.js';
 import type { Deps } from '../deps.js';
-import { AppError } from '../errors.js';
-import { newId } from '../ids.js';
-import { LIMITS } from '../config.js';
-import { credentialKek, unwrapDataKey, wrapDataKey } from '../crypto/keywrap.js';
-import { fromB64u, newSecret, sha256, toB64u } from '../crypto/secrets.js';
-import { ALL_SCOPES, expandScopes, type Scope } from '../scopes.js';
-import { SealError } from '../crypto/seal.js';
+import { AppError } from '../../core/errors.js';
+import { newId } from '../../core/ids.js';
+import { LIMITS } from '../../core/config.js';
+import { credentialKek, unwrapDataKey, wrapDataKey } from '../../core/crypto/keywrap.js';
+import { fromB64u, newSecret, sha256, toB64u } from '../../core/crypto/secrets.js';
+import { ALL_SCOPES, expandScopes, type Scope } from '../../core/scopes.js';
+import { SealError } from '../../core/crypto/seal.js';
 import { assertOAuthLive, authenticateOAuth, revokeAllGrants } from '../oauth/tokens.js';
 import { OAUTH_ACCESS_PREFIX, OAUTH_REFRESH_PREFIX, PAT_PREFIX, unauthorized, type CredentialKind, type Principal } from './principal.js';
 
@@ -197,7 +197,7 @@ async function parseBearer(deps: Deps, bearer: BearerCredential): Promise<Presen
   }
   if (token.startsWith('eyJ')) {
     try {
-      // One HMAC for the sessions this server minted (server/auth/session-jwt.ts); jose for the rest.
+      // One HMAC for the sessions this server minted (routers/auth/session-jwt.ts); jose for the rest.
       const issuer = sessionIssuer(deps);
       const now = deps.clock();
       const payload =

@@ -1,4 +1,4 @@
-// server/net: the one SSRF-safe outbound door (docs/security.md "The outbound door").
+// core/net: the one SSRF-safe outbound door (docs/security.md "The outbound door").
 export { outboundFetch, checkUrl, checkTarget, OutboundError, MAX_REDIRECTS } from './fetch.js';
 export type { OutboundOptions, OutboundResponse, OutboundHead, OutboundReason, Resolver, ConnectAttempt } from './fetch.js';
 export { refusalOf, ipLiteral } from './address.js';

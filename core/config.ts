@@ -46,7 +46,7 @@ const EnvSchema = z.object({
   CAIRN_DURABILITY: z.enum(['full', 'relaxed']).default('full'),
   // DECISIONS §1 / issue 14: past this many items (to-dos, notes, containers, headings, inbox
   // items) the decrypting operations (views, filters, search, sealed-field lists) answer
-  // account_too_large (server/account-size.ts).
+  // account_too_large (routers/account-size.ts).
   CAIRN_MAX_ACCOUNT_ITEMS: z.coerce.number().int().min(1).default(250_000),
   /** DECISIONS §4: the largest file upload in bytes (POST /v1/attachments/files). */
   CAIRN_MAX_UPLOAD_BYTES: z.coerce.number().int().min(1).default(25 * 1024 * 1024),
@@ -109,7 +109,7 @@ export const LIMITS = {
   trpcBatchMax: 16,
   passwordConcurrency: 2,
   passwordQueue: 64,
-  /** Spec §7 account_too_large: rows a request may decrypt beyond its page (server/decrypt-budget.ts). */
+  /** Spec §7 account_too_large: rows a request may decrypt beyond its page (core/decrypt-budget.ts). */
   decryptRowsPerRequest: 20_000,
   /** To-dos (DECISIONS §5): title, tags and checklist sizes. */
   todo: { title: 4096, notes: 100_000, tags: 100, checklist: 100, checklistTitle: 4096, recurrenceRule: 1024 },
@@ -184,7 +184,7 @@ export type Config = {
   shutdownGraceMs: number;
   logLevel: z.infer<typeof EnvSchema>['LOG_LEVEL'];
   durability: 'full' | 'relaxed';
-  /** CAIRN_MAX_ACCOUNT_ITEMS: the account_too_large threshold (server/account-size.ts). */
+  /** CAIRN_MAX_ACCOUNT_ITEMS: the account_too_large threshold (routers/account-size.ts). */
   maxAccountItems: number;
   /** CAIRN_MAX_UPLOAD_BYTES: the file upload limit (413 payload_too_large past it, found while streaming). */
   maxUploadBytes: number;
