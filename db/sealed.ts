@@ -38,7 +38,7 @@ export const SEALED_TABLES: SealedTable[] = [
   { table: 'inbox_items', idCol: 'id', userCol: 'user_id', sealedCol: 'sealed' },
   // Webhook descriptions (the URL and secrets are under the master key: docs/security.md "Webhook secrets").
   { table: 'webhooks', idCol: 'id', userCol: 'user_id', sealedCol: 'sealed_description' },
-  // The sealed per-account to-do index (routers/todo-index/todo-index.ts): one row per chunk.
+  // The sealed per-account to-do index (routers/todo-index/index.ts): one row per chunk.
   { table: 'todo_index_chunks', idCol: 'id', userCol: 'user_id', sealedCol: 'sealed' },
 ];
 

@@ -1,6 +1,6 @@
 // Containers (spec §2.1, §4.4; DECISIONS §6): areas, projects, subprojects. `kind` and the
 // parent relation are plaintext; every content field and the status are sealed.
-import { unindexTodos } from '../todo-index/todo-index.js';
+import { unindexTodos } from '../todo-index/index.js';
 import { and, asc, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm';
 import { containers, headings } from '../../db/schema/index.js';
 import type { ContainerKind } from '../../db/schema/index.js';

@@ -19,7 +19,7 @@ import { bandIdTaken, bandKeysAtEnd } from '../band.js';
 import { assertAccountSize } from '../account-size.js';
 import { findContainerRow, insertContainer, openContainer, toContainer, type ContainerRow } from '../containers/model.js';
 import { containerIsDead, inLiveContainer } from '../containers/live.js';
-import { restampTodos } from '../todo-index/todo-index.js';
+import { restampTodos } from '../todo-index/index.js';
 import { finishTodoTx, openCounts, openTodo, presentTodos, todayOf, todosUnderHeading, type TodoRow, type TodoSealed } from '../todos/model.js';
 import type { HeadingOut } from './schema.js';
 

@@ -2,7 +2,7 @@
 // containers (name, subtitle, notes) and headings (name). Matching is on folded text (NFKD, marks
 // stripped, lower-cased: routers/todo-index/fold.ts); every term of `q` must occur; hits whose title holds
 // every term rank first. To-dos, the bulk of an account, are matched on the search-text layer of
-// the sealed index (routers/todo-index/todo-index.ts), and only the page's to-do rows are opened;
+// the sealed index (routers/todo-index/index.ts), and only the page's to-do rows are opened;
 // containers, headings and notes are opened in the request (account_too_large bounds it).
 import { createHash } from 'node:crypto';
 import { and, eq, sql } from 'drizzle-orm';
@@ -17,7 +17,7 @@ import { AppError, invalid } from '../../core/errors.js';
 import type { Scope } from '../../core/scopes.js';
 import { assertAccountSize } from '../account-size.js';
 import type Database from 'better-sqlite3';
-import { scanTexts } from '../todo-index/todo-index.js';
+import { scanTexts } from '../todo-index/index.js';
 import { fold, foldWithMap, terms as termsOf } from '../todo-index/fold.js';
 import { deadContainerIds } from '../containers/live.js';
 import { openContainer } from '../containers/model.js';

@@ -1,5 +1,5 @@
 // Tags (spec §2.9, §4.13). Names are sealed; uniqueness (case-insensitive) is a blind index.
-import { restampTodos } from '../todo-index/todo-index.js';
+import { restampTodos } from '../todo-index/index.js';
 import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
 import { inJsonIds, prepared } from '../../db/prepared.js';
 import { tags, todoTags, todos } from '../../db/schema/index.js';

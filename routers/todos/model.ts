@@ -26,7 +26,7 @@ import { findContainerRow } from '../containers/model.js';
 import { containerIsDead, hasTrashedContainer, inLiveContainer } from '../containers/live.js';
 import { tagIdsForNames } from '../tags/model.js';
 import type { TodoOut } from './schema.js';
-import { indexedAttrs, indexTodo, unindexTodo } from '../todo-index/todo-index.js';
+import { indexedAttrs, indexTodo, unindexTodo } from '../todo-index/index.js';
 
 /** A to-do row as the application reads and writes it; the list-order columns are the database's (db/schema/tasks.ts). */
 export type TodoRow = Omit<typeof todos.$inferSelect, 'parentKey' | 'headingRef' | 'headingKey'>;
@@ -733,7 +733,7 @@ export function listTodos(deps: Deps, p: Principal, query: TodoListQuery) {
     },
     posOf: (r) => ({ k: [r.parentId ?? '', r.headingKey, r.headingId ?? '', r.sortKey], i: r.id }),
     map: (r) => {
-      // The status comes from the sealed index (routers/todo-index/todo-index.ts): only kept rows are opened.
+      // The status comes from the sealed index (routers/todo-index/index.ts): only kept rows are opened.
       if (status && statusOf(r.id) !== status) return null;
       return { row: r as TodoRow, s: openTodo(p.dek, r) };
     },

@@ -1,6 +1,6 @@
 // One request's picture of an account for the views, saved filters and overview (issue 14):
 // every to-do's plaintext placement (container, heading, sort keys, trash, stamp) read from the
-// rows, its sealed attributes from the sealed index (routers/todo-index/todo-index.ts), and the
+// rows, its sealed attributes from the sealed index (routers/todo-index/index.ts), and the
 // containers with their sealed status. Nothing here outlives the request. A caller picks to-dos
 // from it and opens only the rows it returns (`presentPicked`).
 import type Database from 'better-sqlite3';
@@ -11,7 +11,7 @@ import { decodeTupleCursor, encodeTupleCursor } from '../../db/tuple-page.js';
 import { LIMITS } from '../../core/config.js';
 import type { Deps } from '../deps.js';
 import type { Principal } from '../auth/credentials.js';
-import { accountIndex, type AttrView, type IndexedTodo } from '../todo-index/todo-index.js';
+import { accountIndex, type AttrView, type IndexedTodo } from '../todo-index/index.js';
 import { assertAccountSize } from '../account-size.js';
 import { openContainer, toContainer, type ContainerRow } from '../containers/model.js';
 import type { ContainerOut } from '../containers/schema.js';
@@ -82,7 +82,7 @@ function queries(deps: Deps): Queries {
   let q = queryCache.get(db);
   if (!q) {
     // Every row's id, stamp, trash and container come from the sealed index (format 3), checked
-    // fresh by an aggregate (routers/todo-index/todo-index.ts accountIndex); the app-order columns are
+    // fresh by an aggregate (routers/todo-index/index.ts accountIndex); the app-order columns are
     // read from the rows only for the rows a view picks: by id for a few, in one scan for many.
     q = {
       restAll: db.prepare('SELECT id, heading_id, heading_key, sort_key FROM todos WHERE user_id = ? ORDER BY id').raw(true),

@@ -18,7 +18,7 @@ import { createCallerFactory, createContextInner } from '../../routers/trpc.js';
 import { authenticate } from '../../routers/auth/credentials.js';
 import { createTodo, finishTodo, openTodo, updateTodo, type TodoRow } from '../../routers/todos/model.js';
 import { CreateTodoInput } from '../../routers/todos/schema.js';
-import { indexTodo } from '../../routers/todo-index/todo-index.js';
+import { indexTodo } from '../../routers/todo-index/index.js';
 import { eq } from 'drizzle-orm';
 import { todos } from '../../db/schema/index.js';
 import { anytimeView, logbookView, overviewView, todayView, upcomingView } from '../../routers/views/model.js';

@@ -1,4 +1,4 @@
-// The sealed per-account to-do index (issue 14, routers/todo-index/todo-index.ts) over HTTP: every write
+// The sealed per-account to-do index (issue 14, routers/todo-index/index.ts) over HTTP: every write
 // that changes an indexed attribute is reflected at once by the readers that use the index (the
 // `status` filter, heading open counts); a lost, swapped or stale chunk is rebuilt and the answer
 // does not change; a to-do row added, removed or changed directly in SQLite (chunks untouched) is
@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { userClient } from '../helpers/user-client.js';
 import { call } from '../helpers/http.js';
-import { BUCKETS, bucketOf, DELTA_MAX, FORMAT, INDEX_TABLE } from '../../routers/todo-index/todo-index.js';
+import { BUCKETS, bucketOf, DELTA_MAX, FORMAT, INDEX_TABLE } from '../../routers/todo-index/index.js';
 import { randomUUID } from 'node:crypto';
 import { seal } from '../../core/crypto/seal.js';
 import { open, rowAad } from '../../core/crypto/seal.js';

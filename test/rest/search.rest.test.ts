@@ -6,7 +6,7 @@ import { userClient } from '../helpers/user-client.js';
 import { call, createPat, expectProblem, registerUser } from '../helpers/http.js';
 import { fold } from '../../routers/todo-index/fold.js';
 import { snippetOf } from '../../routers/search/model.js';
-import { INDEX_TABLE } from '../../routers/todo-index/todo-index.js';
+import { INDEX_TABLE } from '../../routers/todo-index/index.js';
 
 type Any = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 let app: TestApp;
