@@ -1,0 +1,204 @@
+// The index's readers (routers/todo-index/index.ts): the whole account from the attribute chunks
+// (accountIndex), the attributes of given rows (attrView, indexedAttrs), and the search text
+// bucket by bucket (scanTexts).
+import type Database from 'better-sqlite3';
+import { ATTRS, PRIORITIES, TEXT, attrsAt } from './layers.js';
+import { locate, type Located, type LocateOpts } from './locate.js';
+import { chunkId, deltaId, openChunk, stmts } from './storage.js';
+import { BUCKETS, idsOf, type AttrChunk, type IndexOwner, type IndexedTodo, type Priority, type StampedRow } from './types.js';
+
+/** The indexed attributes of an account's rows, read column-wise (no object per to-do). */
+export class AttrView {
+  constructor(private readonly l: Located<AttrChunk>) {}
+  /** Whether row k has an entry (false only for a to-do the index does not know yet). */
+  has(k: number): boolean {
+    return this.l.at[k]! >= 0;
+  }
+  private c(k: number): AttrChunk {
+    return this.l.chunks[this.l.slot[k]!]!;
+  }
+  /** 0 open, 1 completed, 2 canceled. */
+  status(k: number): number {
+    return this.c(k).s.charCodeAt(this.l.at[k]!) - 48;
+  }
+  whenDate(k: number): string | null {
+    return this.c(k).w[this.l.at[k]!] ?? null;
+  }
+  deadline(k: number): string | null {
+    return this.c(k).d[this.l.at[k]!] ?? null;
+  }
+  /** Bit 1: evening; bit 2: someday. */
+  flags(k: number): number {
+    return this.c(k).f.charCodeAt(this.l.at[k]!) - 48;
+  }
+  priority(k: number): Priority | null {
+    return PRIORITIES[this.c(k).p.charCodeAt(this.l.at[k]!) - 48] ?? null;
+  }
+  completedAt(k: number): number | null {
+    return this.c(k).c[this.l.at[k]!]!;
+  }
+  recurring(k: number): boolean {
+    return this.c(k).r[this.l.at[k]!] !== undefined;
+  }
+  /** Row k's attributes as one object (for the few rows a view picks). */
+  attrs(k: number): IndexedTodo {
+    return attrsAt(this.c(k), this.l.at[k]!);
+  }
+}
+
+/**
+ * Every to-do of an account as the attribute chunks hold it (format 3: with its placement), for
+ * the views, the overview and saved filters: row k is entry `at[k]` of chunk `slot[k]`.
+ * Freshness without reading every row: the count of the account's to-dos and the sum of their
+ * stamps (mod 2^32), taken in one aggregate query over the covering index, must equal the same
+ * totals over the opened chunks, and every chunk must open. Any write through the models keeps
+ * both equal (the index is updated in the write's transaction); a row added, removed, or
+ * changed (every write bumps `updated_at`) behind the index's back changes the SQL totals, and
+ * then the per-row check (`locate` with the rows' ids and stamps) finds and rebuilds the stale
+ * chunks before the account is read again from the chunks.
+ */
+export type AccountIndex = {
+  n: number;
+  ids: string[];
+  stamps: Float64Array;
+  trashedAt: (k: number) => number | null;
+  parentId: (k: number) => string | null;
+  attrs: AttrView;
+};
+
+export function accountIndex(db: Database.Database, o: IndexOwner): AccountIndex {
+  const s = stmts(db);
+  const baseNames = JSON.stringify(Array.from({ length: BUCKETS }, (_, b) => chunkId(ATTRS, b)));
+  const deltaNames = JSON.stringify(Array.from({ length: BUCKETS }, (_, b) => deltaId(ATTRS, b)));
+  const [count, sum] = s.totals.get(o.userId) as [number, number];
+  /** Every bucket's entries in id order (a delta entry replacing the base's), if the totals match. */
+  const read = (): AccountIndex | null => {
+    const base: (AttrChunk | undefined)[] = [];
+    const delta: (AttrChunk | undefined)[] = [];
+    for (const r of s.some.all(o.userId, deltaNames) as [string, Buffer][]) {
+      const c = openChunk(o, ATTRS, r[0], r[1]);
+      if (!c) return null;
+      delta[Number(r[0].slice(1))] = c;
+    }
+    // The bases one row at a time (their blobs die young).
+    for (const r of s.each.iterate(o.userId, baseNames) as IterableIterator<[string, Buffer]>) {
+      const c = openChunk(o, ATTRS, r[0], r[1]);
+      if (!c) return null;
+      base[Number(r[0])] = c;
+    }
+    // Every bucket's entries in id order, a delta entry replacing the base's, into arrays sized
+    // for the most there can be.
+    let max = 0;
+    for (let b = 0; b < BUCKETS; b++) max += (base[b]?.u.length ?? 0) + (delta[b]?.u.length ?? 0);
+    const chunks: AttrChunk[] = [];
+    const slot = new Uint16Array(max);
+    const at = new Int32Array(max);
+    const stamps = new Float64Array(max);
+    const ids = new Array<string>(max);
+    let n = 0;
+    let total = 0;
+    for (let b = 0; b < BUCKETS; b++) {
+      const c = base[b];
+      const d = delta[b];
+      if (!c) {
+        // A delta without its base: the base was lost.
+        if (d) return null;
+        continue;
+      }
+      const cs = chunks.push(c) - 1;
+      const bi = idsOf(c);
+      const cu = c.u;
+      let i = 0;
+      if (d && d.u.length) {
+        const ds = chunks.push(d) - 1;
+        const di = idsOf(d);
+        const du = d.u;
+        let e = 0;
+        while (e < di.length) {
+          if (i < bi.length && bi[i]! < di[e]!) {
+            ids[n] = bi[i]!;
+            stamps[n] = cu[i]!;
+            slot[n] = cs;
+            at[n++] = i++;
+          } else {
+            if (i < bi.length && bi[i] === di[e]) i++;
+            ids[n] = di[e]!;
+            stamps[n] = du[e]!;
+            slot[n] = ds;
+            at[n++] = e++;
+          }
+        }
+      }
+      for (; i < bi.length; i++) {
+        ids[n] = bi[i]!;
+        stamps[n] = cu[i]!;
+        slot[n] = cs;
+        at[n++] = i;
+      }
+    }
+    for (let k = 0; k < n; k++) total += stamps[k]! % 4294967296;
+    if (n !== count || total !== sum) return null;
+    ids.length = n;
+    const located: Located<AttrChunk> = { chunks, slot: slot.subarray(0, n), at: at.subarray(0, n) };
+    const chunkOf = (k: number) => chunks[located.slot[k]!]!;
+    return {
+      n,
+      ids,
+      stamps: stamps.subarray(0, n),
+      trashedAt: (k) => chunkOf(k).x[located.at[k]!] ?? null,
+      parentId: (k) => {
+        const c = chunkOf(k);
+        const j = c.q[located.at[k]!]!;
+        return j < 0 ? null : c.P[j]!;
+      },
+      attrs: new AttrView(located),
+    };
+  };
+  const got = read();
+  if (got) return got;
+  // Something changed behind the index's back (or a chunk is missing or unreadable): the
+  // per-row check rebuilds exactly the buckets that do not match the rows.
+  const rows = s.order.all(o.userId) as [string, number][];
+  locate(db, o, ATTRS, rows.map((r) => r[0]), Float64Array.from(rows, (r) => r[1]), { wholeAccount: true, sorted: true });
+  const again = read();
+  if (!again) throw new Error('the sealed to-do index does not match the rows after a rebuild');
+  return again;
+}
+
+/** The indexed attributes of the rows `ids[k]` (stamps `stamps[k]`), best given in id order. */
+export function attrView(db: Database.Database, o: IndexOwner, ids: readonly string[], stamps: ArrayLike<number>, opts: LocateOpts = {}): AttrView {
+  return new AttrView(locate(db, o, ATTRS, ids, stamps, opts));
+}
+
+/**
+ * The folded search text of the rows `ids[k]` (stamps `stamps[k]`, best in id order), bucket by
+ * bucket: `visit(k, title, body)` for every row with an entry, in bucket order, not row order.
+ * Each bucket's chunks are dropped once its rows are visited, so a whole-account search holds one
+ * bucket's text at a time instead of all 64 (search at 50,000 to-dos: docs/performance.md).
+ */
+export function scanTexts(
+  db: Database.Database,
+  o: IndexOwner,
+  ids: readonly string[],
+  stamps: ArrayLike<number>,
+  opts: LocateOpts,
+  visit: (k: number, title: string, body: string) => void,
+): void {
+  locate(db, o, TEXT, ids, stamps, { ...opts, visit: (k, c, e) => visit(k, c.t[e]!, c.b[e]!) });
+}
+
+/** The indexed attributes of the given rows as objects (the status filter, open counts). */
+export function indexedAttrs(db: Database.Database, o: IndexOwner, rows: readonly StampedRow[], opts: { wholeAccount?: boolean } = {}): Map<string, IndexedTodo> {
+  const v = attrView(
+    db,
+    o,
+    rows.map((r) => r.id),
+    rows.map((r) => r.updatedAt),
+    opts,
+  );
+  const out = new Map<string, IndexedTodo>();
+  rows.forEach((r, k) => {
+    if (v.has(k)) out.set(r.id, v.attrs(k));
+  });
+  return out;
+}
