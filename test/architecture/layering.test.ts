@@ -1,7 +1,10 @@
-// docs/architecture.md "Layers": imports run one way, from the process shell (server/main, app,
-// cli, jobs) to the HTTP adapters (rest/) to the procedures (routers/) to the models and db/ to
-// crypto and config. A module that imports a floor above it fails here.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+// docs/architecture.md "The floors": imports run one way, down from the process to the ground:
+//   server/ (the process) → the doors (rest/, dav/, mcp/, app/, console/) → client/ (the typed
+//   client) → routers/ (procedures and all domain logic) → db/ → core/ (imports nothing of ours).
+// A file may import its own floor and the floors below it, never a floor above; a door never
+// imports another door (server/ composes them). Type-only imports count. No two files may import
+// each other, directly or through others (a circle). Every failure names the files.
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
@@ -9,59 +12,135 @@ const root = path.resolve(import.meta.dirname, '../..');
 
 function sources(dir: string): string[] {
   const out: string[] = [];
+  if (!existsSync(path.join(root, dir))) return out;
   for (const name of readdirSync(path.join(root, dir))) {
     const rel = path.join(dir, name);
     if (statSync(path.join(root, rel)).isDirectory()) out.push(...sources(rel));
-    else if (name.endsWith('.ts')) out.push(rel);
+    else if (/\.(ts|tsx)$/.test(name) && !name.endsWith('.d.ts')) out.push(rel);
   }
   return out;
 }
 
-/** Every project module a file imports, as a path from the repository root. */
-function importsOf(file: string): string[] {
-  const text = readFileSync(path.join(root, file), 'utf8');
+/**
+ * Every project module a source text imports (static, type-only, side-effect, re-export and
+ * dynamic), as a path from the repository root. Exported for the test's own check below.
+ */
+export function importsIn(file: string, text: string): string[] {
   const out: string[] = [];
-  for (const m of text.matchAll(/(?:^|\n)\s*(?:import|export)[^'";]*?from\s+'(\.[^']+)'/g)) {
-    out.push(path.normalize(path.join(path.dirname(file), m[1]!)).replace(/\.js$/, '.ts'));
-  }
-  for (const m of text.matchAll(/import\(\s*'(\.[^']+)'\s*\)/g)) {
-    out.push(path.normalize(path.join(path.dirname(file), m[1]!)).replace(/\.js$/, '.ts'));
-  }
+  const add = (spec: string) => out.push(path.normalize(path.join(path.dirname(file), spec)).replace(/\.js$/, '.ts'));
+  // `import … from`, `import type … from`, `export … from` (the clause may span lines).
+  for (const m of text.matchAll(/(?:^|[\n;])\s*(?:import|export)\s[^'";]*?\sfrom\s*['"](\.{1,2}\/[^'"]+)['"]/g)) add(m[1]!);
+  // `import './x.js'` (side effect) and `import('./x.js')` (dynamic).
+  for (const m of text.matchAll(/(?:^|[\n;])\s*import\s*['"](\.{1,2}\/[^'"]+)['"]/g)) add(m[1]!);
+  for (const m of text.matchAll(/\bimport\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g)) add(m[1]!);
   return out;
 }
+const importsOf = (file: string) => importsIn(file, readFileSync(path.join(root, file), 'utf8'));
 
-const SHELL = ['server/app.ts', 'server/main.ts', 'server/cli.ts'];
-const isShell = (f: string) => SHELL.includes(f) || f.startsWith('server/jobs/');
+/** The floors, lowest first; folders on one floor are doors and may not import each other. */
+const FLOORS: string[][] = [['core'], ['db'], ['routers'], ['client'], ['rest', 'dav', 'mcp', 'app', 'console'], ['server']];
+const floorOf = (file: string): { level: number; folder: string } | null => {
+  const folder = file.split(path.sep)[0]!;
+  const level = FLOORS.findIndex((f) => f.includes(folder));
+  return level < 0 ? null : { level, folder };
+};
+
+/** What is wrong with `file` importing `imp`, or null. */
+export function upward(file: string, imp: string): string | null {
+  const from = floorOf(file);
+  const to = floorOf(imp);
+  if (!from) return null;
+  if (!to) return `${file} → ${imp} (outside the floors)`;
+  if (to.level > from.level) return `${file} → ${imp} (${to.folder}/ is above ${from.folder}/)`;
+  if (to.level === from.level && to.folder !== from.folder) return `${file} → ${imp} (a door importing another door)`;
+  return null;
+}
+
+const ALL = FLOORS.flat().flatMap(sources);
+
+/** Circles among `files` (strongly connected components of two or more files, or a self-import). */
+export function circles(graph: Map<string, string[]>): string[][] {
+  let next = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  const visit = (v: string) => {
+    index.set(v, next);
+    low.set(v, next++);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!graph.has(w)) continue;
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) === index.get(v)) {
+      const scc: string[] = [];
+      let w: string;
+      do {
+        w = stack.pop()!;
+        onStack.delete(w);
+        scc.push(w);
+      } while (w !== v);
+      if (scc.length > 1 || (graph.get(v) ?? []).includes(v)) found.push(scc.sort());
+    }
+  };
+  for (const v of graph.keys()) if (!index.has(v)) visit(v);
+  return found;
+}
 
 describe('layering', () => {
-  it('finds the imports it checks', () => {
+  it('finds every kind of import it checks, type-only and multi-line ones included', () => {
+    const text = [
+      "import type { Deps } from '../routers/deps.js';",
+      "import {\n  a,\n  b,\n} from '../db/client.js';",
+      "export { x } from './x.js';",
+      "import './side.js';",
+      "const m = await import('../rest/v1.js');",
+    ].join('\n');
+    expect(importsIn('core/file.ts', text)).toEqual(['routers/deps.ts', 'db/client.ts', 'core/x.ts', 'core/side.ts', 'rest/v1.ts']);
     expect(importsOf('routers/trpc.ts')).toContain('routers/middleware/idempotency.ts');
+    for (const folder of ['server', 'rest', 'client', 'console', 'routers', 'db', 'core']) expect(sources(folder).length, folder).toBeGreaterThan(0);
   });
 
-  it('no module in db/ or routers/ imports rest/ or the process shell', () => {
-    const bad: string[] = [];
-    for (const file of [...sources('db'), ...sources('routers')]) {
-      for (const imp of importsOf(file)) if (imp.startsWith('rest/') || isShell(imp)) bad.push(`${file} → ${imp}`);
-    }
+  it('flags an import that runs up or sideways, and a circle (so the checks below can fail)', () => {
+    expect(upward('core/config.ts', 'db/client.ts')).toMatch(/core\/config\.ts → db\/client\.ts \(db\/ is above core\/\)/);
+    expect(upward('db/paging.ts', 'routers/deps.ts')).toMatch(/above/);
+    expect(upward('routers/trpc.ts', 'rest/v1.ts')).toMatch(/above/);
+    expect(upward('rest/v1.ts', 'server/app.ts')).toMatch(/above/);
+    expect(upward('rest/v1.ts', 'dav/propfind.ts')).toMatch(/another door/);
+    expect(upward('server/app.ts', 'core/config.ts')).toBeNull();
+    expect(upward('rest/v1.ts', 'rest/send.ts')).toBeNull();
+    const g = new Map([
+      ['a.ts', ['b.ts']],
+      ['b.ts', ['c.ts']],
+      ['c.ts', ['a.ts']],
+      ['d.ts', ['a.ts']],
+    ]);
+    expect(circles(g)).toEqual([['a.ts', 'b.ts', 'c.ts']]);
+    expect(circles(new Map([['a.ts', ['b.ts']], ['b.ts', []]]))).toEqual([]);
+  });
+
+  it('every import runs down the floors (core ← db ← routers ← client ← doors ← server), never up or between doors', () => {
+    const bad = ALL.flatMap((file) => importsOf(file).map((imp) => upward(file, imp)).filter((x): x is string => x !== null));
     expect(bad).toEqual([]);
   });
 
-  it('db/ imports nothing from routers/, and crypto imports neither', () => {
-    const bad: string[] = [];
-    for (const file of sources('db')) for (const imp of importsOf(file)) if (imp.startsWith('routers/')) bad.push(`${file} → ${imp}`);
-    for (const file of sources('core/crypto')) {
-      for (const imp of importsOf(file)) if (!imp.startsWith('core/crypto/') && !imp.startsWith('core/config')) bad.push(`${file} → ${imp}`);
-    }
+  it('core/ imports nothing of the project but core/', () => {
+    const bad = sources('core').flatMap((file) => importsOf(file).filter((imp) => !imp.startsWith(`core${path.sep}`)).map((imp) => `${file} → ${imp}`));
     expect(bad).toEqual([]);
   });
 
-  it('rest/ never imports the process shell', () => {
-    const bad: string[] = [];
-    for (const file of sources('rest')) for (const imp of importsOf(file)) if (isShell(imp)) bad.push(`${file} → ${imp}`);
-    expect(bad).toEqual([]);
+  it('no circles between files', () => {
+    const graph = new Map(ALL.map((f) => [f, importsOf(f)]));
+    expect(circles(graph).map((c) => `a circle: ${c.join(', ')}`)).toEqual([]);
   });
 
-  it('core/net (the outbound door) imports only core/net and core/config, never routers/ or rest/', () => {
+  it('core/net (the outbound door) imports only core/net and core/config', () => {
     const bad: string[] = [];
     for (const file of sources('core/net')) {
       for (const imp of importsOf(file)) if (!imp.startsWith('core/net/') && imp !== 'core/config.ts') bad.push(`${file} → ${imp}`);
@@ -71,7 +150,8 @@ describe('layering', () => {
   });
 
   // docs/architecture.md "One door for outbound HTTP": only core/net opens outbound connections.
-  // (client/ is the `cairn/client` package: it runs in the API consumer's process, not the server.)
+  // (client/ is the `cairn/client` package: it runs in the API consumer's process, not the server;
+  // console/ and app/ run in the browser.)
   const OUTBOUND: [string, RegExp][] = [
     ['global fetch', /(?<![.\w])fetch\s*\(/],
     ['http(s).request/get', /\bhttps?\.(request|get)\s*\(|\)\s*\.request\s*\(/],
@@ -90,7 +170,7 @@ describe('layering', () => {
   });
 
   it('nothing outside core/net opens an outbound connection', () => {
-    const files = [...sources('server'), ...sources('routers'), ...sources('rest'), ...sources('db'), ...sources('scripts').filter((f) => !f.startsWith('scripts/bench/'))];
+    const files = [...['server', 'rest', 'dav', 'mcp', 'routers', 'db', 'core'].flatMap(sources), ...sources('scripts').filter((f) => !f.startsWith('scripts/bench/'))];
     expect(files.filter((f) => !f.startsWith('core/net/')).flatMap(outboundCalls)).toEqual([]);
   });
 });
