@@ -34,6 +34,11 @@ export const credentials = sqliteTable(
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
     kind: text('kind', { enum: ['session', 'pat'] }).notNull(),
+    /**
+     * The door the credential opens (DECISIONS §8): `rest` (/v1 and /trpc; every session), `dav`
+     * (/dav, app passwords) or `mcp` (/mcp). Personal tokens choose it at creation.
+     */
+    audience: text('audience', { enum: ['rest', 'dav', 'mcp'] }).notNull().default('rest'),
     secretHash: blob('secret_hash', { mode: 'buffer' }).notNull(),
     wrappedKey: blob('wrapped_key', { mode: 'buffer' }),
     scopes: text('scopes').notNull(),

@@ -18,7 +18,7 @@ import { fromB64u, newSecret, sha256, toB64u } from '../../core/crypto/secrets.j
 import { ALL_SCOPES, expandScopes, type Scope } from '../../core/scopes.js';
 import { SealError } from '../../core/crypto/seal.js';
 import { assertOAuthLive, authenticateOAuth, revokeAllGrants } from '../oauth/tokens.js';
-import { OAUTH_ACCESS_PREFIX, OAUTH_REFRESH_PREFIX, PAT_PREFIX, unauthorized, type CredentialKind, type Principal } from './principal.js';
+import { OAUTH_ACCESS_PREFIX, OAUTH_REFRESH_PREFIX, PAT_PREFIX, unauthorized, type CredentialKind, type Door, type Principal } from './principal.js';
 
 // What callers have always imported from here; defined in ./principal.ts, which the OAuth tokens
 // module shares, so the two modules do not import each other.
@@ -49,6 +49,8 @@ type IssueInput = {
   expiresAt: number;
   sealedName?: Buffer | null;
   id?: string;
+  /** The door it opens (DECISIONS §8); sessions are always `rest`. */
+  audience?: Door;
 };
 
 /** Inserts a credential and returns its id and secret. The secret is never stored. */
@@ -64,6 +66,7 @@ export function insertCredential(tx: Tx | Db, deps: Deps, input: IssueInput): { 
       secretHash: sha256(secret),
       wrappedKey: wrapDataKey(kek, input.userId, wrapPurpose(id), input.dek),
       scopes: JSON.stringify(input.scopes),
+      audience: input.kind === 'session' ? 'rest' : (input.audience ?? 'rest'),
       sealed: input.sealedName ?? null,
       createdAt: deps.clock(),
       expiresAt: input.expiresAt,
@@ -222,6 +225,7 @@ type CredentialRow = {
   kind: CredentialKind;
   wrappedKey: Buffer | null;
   scopes: string;
+  audience: Door;
   expiresAt: number;
   lastUsedAt: number | null;
   revokedAt: number | null;
@@ -231,11 +235,13 @@ type CredentialRow = {
 function credentialByHash(deps: Deps): Database.Statement<[Buffer], CredentialRow> {
   return prepared(deps.db, 'credentials.byHash.raw', (db) =>
     db.$client.prepare<[Buffer], CredentialRow>(
-      `SELECT id, user_id AS userId, kind, wrapped_key AS wrappedKey, scopes, expires_at AS expiresAt, last_used_at AS lastUsedAt, revoked_at AS revokedAt
+      `SELECT id, user_id AS userId, kind, wrapped_key AS wrappedKey, scopes, audience, expires_at AS expiresAt, last_used_at AS lastUsedAt, revoked_at AS revokedAt
          FROM credentials WHERE secret_hash = ?`,
     ),
   );
 }
+
+const DOOR_PATHS: Record<Door, string> = { rest: '/v1 and /trpc', dav: '/dav (an app password)', mcp: '/mcp' };
 
 let authentications = 0;
 
@@ -249,13 +255,15 @@ export function authenticationCount(): number {
  * header already parsed by the rate-limit step of this request (the same header), so it is parsed
  * and hashed once. `audience`: the resource being called (spec §5.2 rule 3); OAuth access tokens
  * minted for another are refused. Every /v1 and /trpc route is the REST resource, PUBLIC_URL
- * exactly (DECISIONS §1).
+ * exactly (DECISIONS §1). `door`: the door being called (DECISIONS §8); sessions and personal
+ * tokens created for another door are refused.
  */
 export async function authenticate(
   deps: Deps,
   authorization: string | undefined,
   parsed?: BearerCredential | null,
   audience: string = deps.config.publicUrl,
+  door: Door = 'rest',
 ): Promise<Principal> {
   authentications++;
   if (!authorization) throw unauthorized(deps, 'A bearer credential is required.', false);
@@ -278,6 +286,8 @@ export async function authenticate(
     throw unauthorized(deps, 'The credential is not valid.', true);
   }
   if (row.expiresAt <= now) throw unauthorized(deps, 'The credential has expired.', true);
+  // DECISIONS §8: one credential, one door. Refused before its key is unwrapped.
+  if (row.audience !== door) throw unauthorized(deps, `This token was created for ${DOOR_PATHS[row.audience]} and is not accepted here.`, true);
 
   let dek: Buffer;
   try {

@@ -7,6 +7,13 @@ import type { Scope } from '../../core/scopes.js';
 
 export type CredentialKind = 'session' | 'pat' | 'oauth';
 
+/**
+ * The doors a credential may open (DECISIONS §8: one credential, one door): `rest` is /v1 and
+ * /trpc, `dav` is /dav (CalDAV app passwords), `mcp` is /mcp.
+ */
+export const DOORS = ['rest', 'dav', 'mcp'] as const;
+export type Door = (typeof DOORS)[number];
+
 export type Principal = {
   userId: string;
   credentialId: string;

@@ -8,6 +8,8 @@ import { LIMITS, RATE_BUCKETS, scaleBucket } from '../../core/config.js';
 import { newId } from '../../core/ids.js';
 import { iso, isoOrNull } from '../../core/clock.js';
 import { insertCredential, patToken, type Principal } from '../auth/credentials.js';
+import type { Door } from '../auth/principal.js';
+import { DAV_SCOPES } from './schema.js';
 import { openJson, rowAad, sealJson } from '../../core/crypto/seal.js';
 
 const DAY = 86_400_000;
@@ -23,6 +25,7 @@ function toKey(dek: Buffer, row: Row) {
     id: row.id,
     name: nameOf(dek, row),
     scopes: JSON.parse(row.scopes) as string[],
+    audience: row.audience,
     createdAt: iso(row.createdAt),
     expiresAt: iso(row.expiresAt),
     lastUsedAt: isoOrNull(row.lastUsedAt),
@@ -35,8 +38,10 @@ const activeWhere = (userId: string, now: number) =>
 export function createKey(
   deps: Deps,
   p: Principal,
-  input: { name: string; scopes: string[]; expiresInDays: number },
+  input: { name: string; scopes?: string[] | undefined; audience?: Door | undefined; expiresInDays: number },
 ) {
+  const audience = input.audience ?? 'rest';
+  const scopes = audience === 'dav' ? [...DAV_SCOPES] : input.scopes!;
   const now = deps.clock();
   const dayStart = Math.floor(now / DAY) * DAY;
   return deps.db.transaction((tx) => {
@@ -66,14 +71,16 @@ export function createKey(
       userId: p.userId,
       dek: p.dek,
       kind: 'pat',
-      scopes: input.scopes,
+      scopes,
+      audience,
       expiresAt,
       sealedName: sealJson(p.dek, rowAad(p.userId, 'credentials', id), { name: input.name }),
     });
     return {
       id,
       name: input.name,
-      scopes: input.scopes,
+      scopes,
+      audience,
       createdAt: iso(now),
       expiresAt: iso(expiresAt),
       token: patToken(secret),

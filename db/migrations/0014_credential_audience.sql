@@ -1,0 +1,1 @@
+ALTER TABLE `credentials` ADD `audience` text DEFAULT 'rest' NOT NULL;
