@@ -34,6 +34,10 @@ const EnvSchema = z.object({
     .refine((v) => v === undefined || v.trim() === '' || v.split(',').every((s) => isTrustedProxy(s.trim())), {
       message: 'a comma-separated list of proxy addresses, CIDR ranges, loopback, linklocal or uniquelocal',
     }),
+  // Issue 28 item 6 (docs/operations.md "Client addresses and rate limits"): per-IP buckets count
+  // an IPv6 client by this prefix of its address (a /64 is one subscriber's network, and it holds
+  // more addresses than anyone could spend). 128 counts every address alone.
+  CAIRN_IPV6_PREFIX: z.coerce.number().int().min(1).max(128).default(64),
   // scrypt cost as log2(N). OWASP's recommendation (N=2^17, r=8, p=1) is the default; tests may
   // lower it to keep the suite fast, never below 2^14.
   CAIRN_SCRYPT_LOG_N: z.coerce.number().int().min(14).max(20).default(17),
@@ -50,6 +54,8 @@ const EnvSchema = z.object({
   CAIRN_MAX_ACCOUNT_ITEMS: z.coerce.number().int().min(1).default(250_000),
   /** DECISIONS §4: the largest file upload in bytes (POST /v1/attachments/files). */
   CAIRN_MAX_UPLOAD_BYTES: z.coerce.number().int().min(1).default(25 * 1024 * 1024),
+  /** Issue 33 item 3: the largest import body in bytes (POST /v1/imports; docs/import.md). */
+  CAIRN_MAX_IMPORT_BYTES: z.coerce.number().int().min(1).default(100 * 1024 * 1024),
   // Issue 18.7 (docs/operations.md "Connections and timeouts"): slow or silent clients. The whole
   // request line and headers must arrive within HEADERS, the whole request (body included)
   // within REQUEST; an idle keep-alive connection closes after KEEP_ALIVE; a connection on which
@@ -61,6 +67,27 @@ const EnvSchema = z.object({
   // Test-only fault injection (routers/middleware/write.ts): die right after this procedure's
   // transaction commits, before its answer is sent.
   CAIRN_UNSAFE_CRASH_AFTER_COMMIT: z.string().optional(),
+  // Issue 31 (docs/mcp.md "Origin"): browser origins, besides PUBLIC_URL's, allowed to call /mcp;
+  // comma-separated, each `scheme://host[:port]`.
+  CAIRN_MCP_ALLOWED_ORIGINS: z.string().optional(),
+  // Issue 30 (docs/caldav.md "Sync tokens"): how long a CalDAV sync token (a sealed snapshot of a
+  // collection's membership, which is what remembers removals) stays valid; an older token gets
+  // 403 valid-sync-token and the client resyncs.
+  CAIRN_DAV_SYNC_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
+  // Issue 33 item 1 (docs/operations.md "Scheduled backups"; server/jobs/backup.ts): with a folder
+  // set, the server writes a backup there every CAIRN_BACKUP_EVERY (minutes, hours or days: 30m,
+  // 6h, 1d) and keeps the newest CAIRN_BACKUP_KEEP. Off when the folder is unset.
+  CAIRN_BACKUP_DIR: z.string().optional(),
+  CAIRN_BACKUP_EVERY: z
+    .string()
+    .regex(/^[1-9]\d{0,4}[mhd]$/, { message: 'a whole number of minutes, hours or days: 30m, 6h, 1d' })
+    .default('1d'),
+  CAIRN_BACKUP_KEEP: z.coerce.number().int().min(1).max(10_000).default(7),
+  // Issue 33 item 4 (docs/operations.md "Metrics"): GET /metrics (server/metrics.ts) exists only
+  // when this is on; it answers loopback clients, and others that present this token as a bearer
+  // (at least 32 characters: it guards the whole instance's activity figures).
+  CAIRN_METRICS: boolish.default(false),
+  CAIRN_METRICS_TOKEN: z.union([z.literal(''), z.string().min(32, { message: 'at least 32 characters (e.g. `openssl rand -hex 32`)' })]).optional(),
 });
 
 /** Spec §8: every limit, with the spec's numbers. Rate-limit budgets are scaled by `rateLimitFactor`. */
@@ -85,6 +112,14 @@ export const LIMITS = {
    * characters. Tests shorten the deadline through `Config.linkTitleDeadlineMs`, never an env var.
    */
   linkTitle: { deadlineMs: 8_000, maxBytes: 256 * 1024, redirects: 5, titleMax: 512 },
+  /**
+   * Issue 31 (docs/oauth.md "Client ID Metadata Documents"): a client_id that is an https URL is
+   * fetched through the outbound door: at most 64 KiB in at most 5 s, no redirect; the document is
+   * cached per its Cache-Control/Expires, never shorter than the floor nor longer than the ceiling,
+   * at most `cacheEntries` documents. Tests shorten the deadline through
+   * `Config.clientMetadataDeadlineMs`.
+   */
+  clientMetadata: { deadlineMs: 5_000, maxBytes: 64 * 1024, urlMax: 2048, cacheFloorSeconds: 60, cacheCeilingSeconds: 86_400, cacheEntries: 1000 },
   symbol: 64,
   colorHex: 16,
   trashPurgeDays: 30,
@@ -113,6 +148,12 @@ export const LIMITS = {
   decryptRowsPerRequest: 20_000,
   /** To-dos (DECISIONS §5): title, tags and checklist sizes. */
   todo: { title: 4096, notes: 100_000, tags: 100, checklist: 100, checklistTitle: 4096, recurrenceRule: 1024 },
+  /**
+   * Issue 30 (docs/caldav.md): a CalDAV request body (XML or iCalendar) up to 1 MiB, an XML body of
+   * at most 10,000 elements, sync snapshots kept per collection (the newest; older ones also go
+   * after CAIRN_DAV_SYNC_RETENTION_DAYS).
+   */
+  dav: { bodyBytes: 1024 * 1024, xmlElements: 10_000, snapshotsPerCollection: 8 },
 } as const;
 
 const MINUTE = 60_000;
@@ -150,6 +191,10 @@ export const RATE_BUCKETS = {
   approvalLookupIp: { per: 'ip', limit: 30, windowMs: MINUTE },
   keyCreate: { per: 'user', limit: LIMITS.personalTokens.perDay, windowMs: DAY, countOn: 'success' },
   webhookCreate: { per: 'user', limit: 20, windowMs: HOUR, countOn: 'success' },
+  // Issue 28 (docs/webhooks.md "Rate limits"): each ping and redelivery is a request to a receiver
+  // the user chose, and lifts a timeout hold. Not in spec §8.1: Cairn's own.
+  webhookPing: { per: 'user', limit: 30, windowMs: HOUR, countOn: 'success' },
+  webhookRedeliver: { per: 'user', limit: 100, windowMs: HOUR, countOn: 'success' },
   edge: { per: 'ip', ratePerSecond: 20, burst: 100 },
   // Issue 11.1 (docs/security.md "Password checks"): every request that runs a password hash
   // (register, login, password change, rotate-key) counts per IP; wrong passwords count per
@@ -180,6 +225,8 @@ export type Config = {
   rateLimitFactor: number;
   unsafeAllowLoopback: boolean;
   trustProxy: string | undefined;
+  /** CAIRN_IPV6_PREFIX: the prefix length per-IP rate buckets key an IPv6 client by (routers/middleware/rate-limit.ts ipBucketKey). */
+  ipv6Prefix: number;
   scryptLogN: number;
   shutdownGraceMs: number;
   logLevel: z.infer<typeof EnvSchema>['LOG_LEVEL'];
@@ -188,14 +235,28 @@ export type Config = {
   maxAccountItems: number;
   /** CAIRN_MAX_UPLOAD_BYTES: the file upload limit (413 payload_too_large past it, found while streaming). */
   maxUploadBytes: number;
+  /** CAIRN_MAX_IMPORT_BYTES: the import body limit (413 payload_too_large past it, found while reading). */
+  maxImportBytes: number;
   /** Issue 18.7: connection timeouts (server/http.ts createHttpServer), in ms. */
   httpTimeouts: { headersMs: number; requestMs: number; keepAliveMs: number; socketIdleMs: number };
+  /** CAIRN_MCP_ALLOWED_ORIGINS: origins (besides PUBLIC_URL's) a browser may call /mcp from (mcp/door.ts). */
+  mcpAllowedOrigins?: string[];
   /** Test-only: the procedure path after whose commit the process kills itself. */
   crashAfterCommit?: string | undefined;
+  /** CAIRN_METRICS: whether GET /metrics exists (server/metrics.ts); off when absent. */
+  metrics?: boolean;
+  /** CAIRN_METRICS_TOKEN: a bearer token that opens /metrics to non-loopback clients. */
+  metricsToken?: string | undefined;
+  /** CAIRN_BACKUP_*: scheduled backups (server/jobs/backup.ts); absent when CAIRN_BACKUP_DIR is unset. */
+  backup?: { dir: string; everyMs: number; keep: number } | undefined;
+  /** CAIRN_DAV_SYNC_RETENTION_DAYS: how long a CalDAV sync token stays valid (dav/sync.ts); 90 when absent. */
+  davSyncRetentionDays?: number;
   /** Overrides LIMITS.decryptRowsPerRequest (tests set a small one). */
   decryptRowLimit?: number;
   /** Test-only: overrides LIMITS.linkTitle.deadlineMs (a never-answering server, a short wait). */
   linkTitleDeadlineMs?: number;
+  /** Test-only: overrides LIMITS.clientMetadata.deadlineMs (a never-answering server, a short wait). */
+  clientMetadataDeadlineMs?: number;
 };
 
 export class ConfigError extends Error {}
@@ -220,12 +281,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitFactor: e.CAIRN_RATE_LIMIT_FACTOR,
     unsafeAllowLoopback: e.CAIRN_UNSAFE_ALLOW_LOOPBACK,
     trustProxy: e.CAIRN_TRUST_PROXY?.trim() || undefined,
+    ipv6Prefix: e.CAIRN_IPV6_PREFIX,
     scryptLogN: e.CAIRN_SCRYPT_LOG_N,
     shutdownGraceMs: e.CAIRN_SHUTDOWN_GRACE_MS,
     logLevel: e.LOG_LEVEL,
     durability: e.CAIRN_DURABILITY,
     maxAccountItems: e.CAIRN_MAX_ACCOUNT_ITEMS,
     maxUploadBytes: e.CAIRN_MAX_UPLOAD_BYTES,
+    maxImportBytes: e.CAIRN_MAX_IMPORT_BYTES,
     httpTimeouts: {
       headersMs: Math.min(e.CAIRN_HEADERS_TIMEOUT_MS, e.CAIRN_REQUEST_TIMEOUT_MS), // Node requires headers ≤ request
       requestMs: e.CAIRN_REQUEST_TIMEOUT_MS,
@@ -233,5 +296,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       socketIdleMs: e.CAIRN_SOCKET_IDLE_TIMEOUT_MS,
     },
     crashAfterCommit: e.CAIRN_UNSAFE_CRASH_AFTER_COMMIT || undefined,
+    davSyncRetentionDays: e.CAIRN_DAV_SYNC_RETENTION_DAYS,
+    backup: e.CAIRN_BACKUP_DIR?.trim()
+      ? {
+          dir: path.resolve(e.CAIRN_BACKUP_DIR.trim()),
+          everyMs: Number(e.CAIRN_BACKUP_EVERY.slice(0, -1)) * { m: 60_000, h: 3_600_000, d: 86_400_000 }[e.CAIRN_BACKUP_EVERY.slice(-1) as 'm' | 'h' | 'd'],
+          keep: e.CAIRN_BACKUP_KEEP,
+        }
+      : undefined,
+    metrics: e.CAIRN_METRICS,
+    metricsToken: e.CAIRN_METRICS_TOKEN || undefined,
+    mcpAllowedOrigins: (e.CAIRN_MCP_ALLOWED_ORIGINS ?? '').split(',').map((o) => o.trim()).filter(Boolean),
   };
 }

@@ -6,7 +6,7 @@ import { TRPCError } from '@trpc/server';
 type TrpcCode = ConstructorParameters<typeof TRPCError>[0]['code'];
 
 export const ERROR_TABLE = {
-  unauthorized: { status: 401, title: 'Unauthorized', trpc: 'UNAUTHORIZED', about: 'The credential is missing, malformed, expired or revoked, or every credential of the account was disconnected (spec §5.4). Sign in or approve the app again.' },
+  unauthorized: { status: 401, title: 'Unauthorized', trpc: 'UNAUTHORIZED', about: 'The credential is missing, malformed, expired or revoked, or every credential of the account was disconnected (a password change, a key rotation or revoke-all; docs/security.md "Everything ends at once"). Sign in or approve the app again.' },
   grant_revoked: { status: 401, title: 'Grant revoked', trpc: 'UNAUTHORIZED', about: 'The user revoked the grant behind this token. Send the user through approval again.' },
   grant_expired: { status: 401, title: 'Grant expired', trpc: 'UNAUTHORIZED', about: 'The grant is older than its lifetime and needs approval again.' },
   forbidden_scope: { status: 403, title: 'Missing scope', trpc: 'FORBIDDEN', about: 'The credential is valid but lacks a scope the route needs, or the route is for first-party sessions only. Refreshing does not help.' },

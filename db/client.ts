@@ -8,6 +8,7 @@ import Database from 'better-sqlite3';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import * as schema from './schema/index.js';
+import { constantTimeEqual } from '../core/crypto/secrets.js';
 
 export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database };
 /** A transaction handle: the same query API as Db. */
@@ -53,7 +54,44 @@ export type OpenOptions = {
    * last commits can vanish on power loss or an OS crash (never on a process crash).
    */
   durability?: 'full' | 'relaxed';
+  /**
+   * Issue 28 item 8: the master key's check (core/crypto/master-key.ts masterKeyCheck). Recorded
+   * in instance_meta when the database has none (a new one, or one made before checks were kept);
+   * when it holds another, the database is closed and opening fails. The start compares first
+   * (server/startup.ts, before anything is created or migrated); this catches a race with another
+   * process that recorded a check in between.
+   */
+  keyCheck?: string;
 };
+
+/** instance_meta's key for the master key check. */
+export const KEY_CHECK_META = 'master_key_check';
+
+export type DbState = {
+  /** The master key check the database keeps, if any. */
+  keyCheck: string | undefined;
+  /** Whether it holds any account (a database made before key checks, with data in it). */
+  hasAccounts: boolean;
+};
+
+/**
+ * What the start must know of an existing database before it creates or migrates anything: its
+ * key check and whether it has accounts. Opens the file (which must exist) without migrating or
+ * writing; closing it removes the -wal and -shm files the open made, so the file is unchanged.
+ */
+export function inspectDb(file: string): DbState {
+  const sqlite = new Database(file, { fileMustExist: true });
+  try {
+    const tables = new Set((sqlite.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((r) => r.name));
+    const keyCheck = tables.has('instance_meta')
+      ? (sqlite.prepare('SELECT value FROM instance_meta WHERE key = ?').get(KEY_CHECK_META) as { value: string } | undefined)?.value
+      : undefined;
+    const hasAccounts = tables.has('users') && sqlite.prepare('SELECT 1 FROM users LIMIT 1').get() !== undefined;
+    return { keyCheck, hasAccounts };
+  } finally {
+    sqlite.close();
+  }
+}
 
 /** Pages written to the WAL between automatic checkpoints (4 KiB pages: about 40 MiB). */
 export const WAL_CHECKPOINT_PAGES = 10_000;
@@ -84,6 +122,14 @@ export function openDb(file: string, opts: OpenOptions = {}): Db {
   sqlite.pragma('temp_store = FILE');
   const db = drizzle(sqlite, { schema }) as Db;
   migrate(db, { migrationsFolder: migrationsFolder() });
+  if (opts.keyCheck !== undefined) {
+    sqlite.prepare('INSERT OR IGNORE INTO instance_meta (key, value) VALUES (?, ?)').run(KEY_CHECK_META, opts.keyCheck);
+    const kept = (sqlite.prepare('SELECT value FROM instance_meta WHERE key = ?').get(KEY_CHECK_META) as { value: string }).value;
+    if (!constantTimeEqual(Buffer.from(kept), Buffer.from(opts.keyCheck))) {
+      sqlite.close();
+      throw new Error(`${file}: this database was made with another master key`);
+    }
+  }
   // Planner statistics: without them SQLite picks poor indexes as accounts grow (e.g. scanning
   // every tag link of a user per to-do; docs/performance.md). optimize=0x10002 at open is
   // SQLite's advice for long-lived connections; analysis_limit bounds its cost on big files.

@@ -30,6 +30,14 @@ import { newId } from '../core/ids.js';
 import { requestExtras } from './rate-limit.js';
 import { requestState } from './state.js';
 
+/**
+ * Issue 28 item 11: the raw upload paths (POST /v1/attachments/files, POST /v1/inbox/files) take
+ * POST only. Their last segment would otherwise be read as the `{id}` of the routes beside them
+ * (GET /v1/attachments/{id}, PATCH /v1/inbox/{id}, …) and answer 422 at `/id`; rest/v1.ts answers
+ * every other method here 405 with `Allow: POST` before matching a route.
+ */
+export const POST_ONLY_PATHS = /^\/v1\/(?:attachments|inbox)\/files$/i;
+
 /** The authentication and buckets of an authenticated procedure, for a plain route. */
 async function principalFor(deps: Deps, req: Request, scopes: ('attachments:read' | 'attachments:write' | 'inbox:write')[], write: boolean): Promise<Principal> {
   const state = requestState(req);

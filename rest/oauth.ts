@@ -14,7 +14,13 @@ import { OAuthError, refreshGrant } from '../routers/oauth/tokens.js';
 import * as m from '../routers/oauth/model.js';
 import { CONSOLE_HTML } from './console/page.js';
 import { consoleScript } from './console/bundle.js';
-import { AUTHORIZE_JS, OAUTH_CSP, OAUTH_CSS, authorizePage, errorPageHtml } from './oauth-pages.js';
+import { AUTHORIZE_JS, FAVICON_ICO, OAUTH_CSP, OAUTH_CSS, authorizePage, errorPageHtml } from './oauth-pages.js';
+import { requestState } from './state.js';
+import { boundUserAgent } from '../routers/oauth/request-context.js';
+import { ClientMetadataError, isMetadataClientId, resolveMetadataClient, type ClientMetadata } from '../routers/oauth/client-metadata.js';
+import { sha256, toB64u } from '../core/crypto/secrets.js';
+
+const FAVICON_ETAG = `"${toB64u(sha256(FAVICON_ICO)).slice(0, 16)}"`;
 
 function pageHeaders(res: Response): void {
   res.setHeader('Content-Security-Policy', OAUTH_CSP);
@@ -51,6 +57,8 @@ export function oauthMetadata(deps: Deps) {
     authorization_endpoint: `${base}/oauth/authorize`,
     token_endpoint: `${base}/oauth/token`,
     registration_endpoint: `${base}/oauth/register`,
+    // Issue 31: an https client_id names its metadata document (routers/oauth/client-metadata.ts).
+    client_id_metadata_document_supported: true,
     response_types_supported: ['code'],
     response_modes_supported: ['query'],
     grant_types_supported: ['authorization_code', 'refresh_token'],
@@ -81,6 +89,15 @@ export function oauthRoutes(deps: Deps): Router {
     res.json(oauthMetadata(deps));
   });
 
+  // Every page's favicon (issue 28 item 14): cached a day, revalidated by its ETag.
+  r.get('/favicon.ico', (req, res) => {
+    res.setHeader('Cache-Control', 'public, max-age=86400');
+    res.setHeader('ETag', FAVICON_ETAG);
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    if (req.headers['if-none-match'] === FAVICON_ETAG) return res.status(304).end();
+    res.type('image/x-icon').send(FAVICON_ICO);
+  });
+
   r.get('/oauth/static/style.css', (_req, res) => {
     res.setHeader('X-Content-Type-Options', 'nosniff');
     res.type("text/css").send(OAUTH_CSS);
@@ -108,7 +125,7 @@ export function oauthRoutes(deps: Deps): Router {
     res.json(out);
   });
 
-  r.get('/oauth/authorize', routeLimit(deps, 'oauthAuthorize'), (req, res) => {
+  r.get('/oauth/authorize', routeLimit(deps, 'oauthAuthorize'), async (req, res) => {
     pageHeaders(res);
     const q = new URLSearchParams(req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?') + 1) : '');
     const one = (k: string) => q.getAll(k);
@@ -116,14 +133,34 @@ export function oauthRoutes(deps: Deps): Router {
     // Errors that make redirecting unsafe: an HTML page, no redirect (RFC 6749 §4.1.2.1).
     const clientIds = one('client_id');
     if (clientIds.length !== 1) return page(400, 'Unknown app', 'The request names no app (client_id), or names it more than once.');
-    const client = m.clientById(deps, clientIds[0]!);
+    // A client_id that is a URL names the app's metadata document (docs/oauth.md "Client ID
+    // Metadata Documents"): fetched and checked before anything else, and since its callbacks are
+    // unknown until then, whatever goes wrong is a page, never a redirect.
+    let client: m.Client | undefined;
+    let document: ClientMetadata | null = null;
+    if (isMetadataClientId(clientIds[0]!)) {
+      try {
+        ({ client, meta: document } = await resolveMetadataClient(deps, clientIds[0]!));
+      } catch (e) {
+        if (e instanceof ClientMetadataError) return page(400, 'App metadata unavailable', e.message);
+        throw e;
+      }
+    } else client = m.clientById(deps, clientIds[0]!);
     if (!client) return page(400, 'Unknown app', 'No app is registered with this client_id.');
     const redirects = one('redirect_uri');
     const registered = JSON.parse(client.redirectUris) as string[];
     const redirectUri = redirects.length === 1 ? m.matchRedirectUri(registered, redirects[0]!) : redirects.length === 0 && registered.length === 1 ? registered[0]! : null;
-    if (!redirectUri) return page(400, 'Unregistered callback', 'The callback address (redirect_uri) is missing or is not one this app registered.');
+    if (!redirectUri) return page(400, 'Unregistered callback', `The callback address (redirect_uri) is missing or is not one this app ${document ? 'lists in its metadata document' : 'registered'}.`);
     const state = q.get('state');
-    const fail = (error: string, description: string) => res.redirect(303, m.errorRedirect(deps, redirectUri, error, description, state));
+    // Issue 28 item 3: with open registration an error redirect to a fresh https callback is an
+    // open redirect. Those answer a page with a link naming the callback; callbacks on the user's
+    // own machine (loopback, private-use schemes) and clients that completed a grant keep RFC
+    // 6749 §4.1.2.1's redirect.
+    const fail = (error: string, description: string) => {
+      const target = m.errorRedirect(deps, redirectUri, error, description, state);
+      if (m.landsOnUsersDevice(redirectUri) || m.clientHasCompletedGrant(deps, client.id)) return res.redirect(303, target);
+      return res.status(400).type('html').send(errorPageHtml('The app\'s request cannot be answered', `${description} (${error})`, { href: target, callback: redirectUri }));
+    };
     for (const k of new Set(q.keys())) if (q.getAll(k).length > 1) return fail('invalid_request', `Parameter ${k} is repeated.`);
     if (q.get('response_type') !== 'code') return fail('unsupported_response_type', 'response_type must be code.');
     const challenge = q.get('code_challenge');
@@ -134,9 +171,11 @@ export function oauthRoutes(deps: Deps): Router {
     const scope = m.parseScopeParam(q.get('scope'));
     if ('error' in scope) return fail('invalid_scope', scope.error);
     if (state !== null && state.length > 1024) return fail('invalid_request', 'state is longer than 1024 characters.');
-    const created = m.createAuthorizationRequest(deps, { client, redirectUri, scopes: scope.scopes, resource, codeChallenge: challenge, state });
+    // Where and when it started (issue 28 item 1): shown to whoever approves, compared with their network.
+    const started = { ip: requestState(req).ip, userAgent: boundUserAgent(req.headers['user-agent']) };
+    const created = m.createAuthorizationRequest(deps, { client, redirectUri, scopes: scope.scopes, resource, codeChallenge: challenge, state, started });
     res.status(200).type('html').send(
-      authorizePage({ redirectUri, clientName: client.name, scopes: scope.scopes, userCode: created.userCode, waitHandle: created.waitHandle, consoleUrl: `${deps.config.publicUrl}/app#code=${created.userCode}` }),
+      authorizePage({ redirectUri, clientName: client.name, document, scopes: scope.scopes, userCode: created.userCode, waitHandle: created.waitHandle, consoleUrl: `${deps.config.publicUrl}/app#code=${created.userCode}` }),
     );
   });
 
@@ -146,10 +185,21 @@ export function oauthRoutes(deps: Deps): Router {
     res.json(m.waitFor(deps, form.get('handle') ?? ''));
   });
 
-  r.post('/oauth/token', routeLimit(deps, 'oauthToken'), text, (req, res) => {
+  r.post('/oauth/token', routeLimit(deps, 'oauthToken'), text, async (req, res) => {
     res.setHeader('Cache-Control', 'no-store');
     res.setHeader('Pragma', 'no-cache');
     const form = formOf(req);
+    // A metadata-document client is (re)read here too (from the cache while fresh): a document
+    // taken down ends the client's exchanges and refreshes.
+    const presented = form.get('client_id');
+    if (presented !== null && isMetadataClientId(presented)) {
+      try {
+        await resolveMetadataClient(deps, presented);
+      } catch (e) {
+        if (e instanceof ClientMetadataError) throw new OAuthError('invalid_client', e.message, 401);
+        throw e;
+      }
+    }
     const client = m.authenticateClient(deps, form, req.headers.authorization);
     const grantType = form.get('grant_type');
     if (grantType === 'authorization_code') return res.json(m.exchangeCode(deps, client, form));

@@ -5,6 +5,7 @@ import { generateOpenApiDocument } from 'trpc-to-openapi';
 import { appRouter } from '../routers/index.js';
 import { ERROR_TABLE, type ErrorCode } from '../core/errors.js';
 import { REST_ROUTES } from './routes.js';
+import { DATE_EXAMPLE } from '../routers/common.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -139,6 +140,8 @@ export function buildOpenApiDocument(publicUrl: string): Json {
     if (!m.public) codes.push('unauthorized');
     if (!m.public && (m.scopes?.length || m.firstPartyOnly)) codes.push('forbidden_scope');
     if (route.procedurePath === 'auth.register') codes.push('forbidden'); // CAIRN_ALLOW_SIGNUP=false
+    // Issue 28 item 11: public, yet a wrong email or password is 401 (its own description below).
+    if (route.procedurePath === 'auth.login') codes.push('unauthorized');
     if (route.path.includes('{')) codes.push('not_found');
     codes.push('method_not_allowed'); // another method at this path
     // Writes can clash with the current state (spec §7 `conflict`, `duplicate_id`; deletes of a
@@ -147,6 +150,14 @@ export function buildOpenApiDocument(publicUrl: string): Json {
     if (['POST', 'PATCH', 'PUT'].includes(route.method)) codes.push('payload_too_large', 'unsupported_media_type');
     codes.push('validation_failed', 'rate_limited', 'internal');
     for (const c of codes) responses[String(ERROR_TABLE[c].status)] ??= problemRef(c);
+    if (route.procedurePath === 'auth.login') {
+      responses['401'] = {
+        description:
+          'Unauthorized (`unauthorized`): the email or password is wrong (one answer for both, docs/security.md "Sign-up and email enumeration"). Wrong passwords count per account: past 10 in 15 minutes the answer is 429 (docs/security.md "Password checks").',
+        headers: RATE_HEADERS,
+        content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+      };
+    }
     op.responses = responses;
     op.security = m.public ? [] : [{ bearer: [] }];
     if (m.idempotent) {
@@ -164,10 +175,12 @@ export function buildOpenApiDocument(publicUrl: string): Json {
         .filter(Boolean)
         .join('\n\n');
     }
-    // Meta `queryInput` (spec §4.5 `today`): the query form of fields a POST also takes in its body.
+    // Meta `queryInput` (spec §4.5 `today`): the query form of fields a POST also takes in its body,
+    // with the body field's schema (a date keeps `format: date` and its example).
     for (const name of m.queryInput ?? []) {
       const prop = op.requestBody?.content?.['application/json']?.schema?.properties?.[name];
-      op.parameters = [...(op.parameters ?? []), { name, in: 'query', required: false, description: prop?.description, schema: { type: 'string' } }];
+      const { description, ...schema } = prop ?? { type: 'string' };
+      op.parameters = [...(op.parameters ?? []), { name, in: 'query', required: false, description, schema }];
     }
     op['x-scopes'] = m.scopes ?? [];
     if (m.firstPartyOnly) op['x-first-party-only'] = true;
@@ -235,7 +248,7 @@ export function buildOpenApiDocument(publicUrl: string): Json {
       'x-scopes': ['inbox:write'],
       parameters: [
         { name: 'title', in: 'query', required: false, schema: { type: 'string', maxLength: 512 } },
-        { name: 'whenDate', in: 'query', required: false, schema: { type: 'string', format: 'date' } },
+        { name: 'whenDate', in: 'query', required: false, schema: { type: 'string', maxLength: 10, pattern: '^\\d{4}-\\d{2}-\\d{2}$', format: 'date', examples: [DATE_EXAMPLE] } },
       ],
       requestBody: { required: true, content: { '*/*': { schema: { type: 'string', format: 'binary' } } } },
       responses: {

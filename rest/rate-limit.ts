@@ -19,12 +19,55 @@ export function rateTrackerOf(req: Request): RateTracker | undefined {
  * Issue 11.1: a /trpc batch (`/trpc/a,b,c?batch=1`) costs the edge bucket one token per call, as
  * the calls would alone (the per-credential and route buckets already count each call). Larger
  * batches than LIMITS.trpcBatchMax are refused by the adapter; the cost is capped just above it.
+ *
+ * Issue 28 item 5: the calls are counted as the adapters will read them, not as sent. Both
+ * rest/trpc.ts and tRPC's own adapter (server/app.ts) percent-decode the path before splitting it
+ * at commas, so `a%2Cb` is two calls; both read `batch` with URLSearchParams (the first value,
+ * decoded: `%62atch=%31` is a batch); and Express mounts `/trpc` case-insensitively, so `/TRPC/`
+ * reaches tRPC's adapter too. test/rest/trpc-batch-cost.rest.test.ts sends each spelling.
  */
+const TRPC_PREFIX = /^\/trpc\//i;
+
+/** Decoded as URLSearchParams decodes a name or value; null when an escape is bad (it then equals nothing we look for). */
+function formDecoded(part: string): string | null {
+  if (!part.includes('%') && !part.includes('+')) return part;
+  try {
+    return decodeURIComponent(part.replace(/\+/g, ' '));
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * `new URLSearchParams(query).get('batch') === '1'` (the adapters' reading), without decoding the
+ * other values: `input` can be kilobytes, and decoding it all cost ~3 µs a request.
+ */
+function isBatch(query: string): boolean {
+  for (let start = 0; start < query.length; ) {
+    let end = query.indexOf('&', start);
+    if (end === -1) end = query.length;
+    const eq = query.indexOf('=', start);
+    const keyEnd = eq === -1 || eq > end ? end : eq;
+    // `batch` is at most 15 characters however it is escaped (`%62%61%74%63%68`).
+    if (keyEnd - start <= 15 && formDecoded(query.slice(start, keyEnd)) === 'batch') {
+      return keyEnd < end && formDecoded(query.slice(keyEnd + 1, end)) === '1';
+    }
+    start = end + 1;
+  }
+  return false;
+}
+
 export function callsIn(url: string): number {
-  if (!url.startsWith('/trpc/')) return 1;
+  if (!TRPC_PREFIX.test(url)) return 1;
   const q = url.indexOf('?');
-  if (q < 0 || !/[?&]batch=1(?:&|$)/.test(url.slice(q))) return 1;
-  const names = url.slice('/trpc/'.length, q).split(',').length;
+  if (q < 0 || !isBatch(url.slice(q + 1))) return 1;
+  let path = url.slice('/trpc/'.length, q);
+  try {
+    path = decodeURIComponent(path);
+  } catch {
+    /* a bad escape: counted as sent */
+  }
+  const names = path.split(',').length;
   return Math.max(1, Math.min(names, LIMITS.trpcBatchMax + 1));
 }
 

@@ -16,7 +16,8 @@
 //   `JSON.stringify` of the data; a 204 has no body and no Content-Type; any error becomes a
 //   problem (rest/send.ts).
 //
-// A path that names no route falls through to the Express app (405 with Allow, or 404).
+// A path that names no route falls through to the Express app (405 with Allow, or 404). The raw
+// upload paths (rest/files.ts POST_ONLY_PATHS) answer any method but POST 405 here, before matching.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
 import type { Request, Response } from 'express';
@@ -27,6 +28,8 @@ import { requestExtras } from './rate-limit.js';
 import { sendProblem } from './send.js';
 import { requestState } from './state.js';
 import { callProcedure, PROCEDURES, type ProcedureFn } from './procedures.js';
+import { POST_ONLY_PATHS } from './files.js';
+import { AppError } from '../core/errors.js';
 
 type Route = {
   pattern: RegExp;
@@ -194,8 +197,7 @@ export function createV1Handler(deps: Deps): V1Handler {
     const q = url.indexOf('?');
     const pathname = q === -1 ? url : url.slice(0, q);
     const search = q === -1 ? '' : dropEmptyQueryValues(url.slice(q + 1));
-    const found = match(req.method!, normalizePath(pathname));
-    if (!found) return fallthrough();
+    const path = normalizePath(pathname);
     const fail = (e: unknown) => {
       try {
         sendProblem(deps, req as Request, res as Response, e);
@@ -205,6 +207,11 @@ export function createV1Handler(deps: Deps): V1Handler {
         res.end();
       }
     };
+    if (req.method !== 'POST' && POST_ONLY_PATHS.test(path)) {
+      return fail(new AppError('method_not_allowed', `${req.method} is not allowed here.`, { headers: { Allow: 'POST' } }));
+    }
+    const found = match(req.method!, path);
+    if (!found) return fallthrough();
     const go = () => void run(req, res, found.route, found.params, search).catch(fail);
     if (!BODY_METHODS.has(req.method!)) return go();
     mediaTypeGuard(req as Request, res as Response, (err?: unknown) => {

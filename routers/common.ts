@@ -20,12 +20,24 @@ export const NO_CONTROL_CHARS = 'must not contain control characters';
 /** Spec §2 rule 4 (containers, filters): a string of at most 64 characters. */
 export const Symbol = z.string().max(LIMITS.symbol);
 
+/**
+ * Issue 28 item 11: a date-only field says so in the OpenAPI document (`format: date`) and carries
+ * a real example, so /docs "Try it out" pre-fills a date the server takes (without them, Swagger UI
+ * made one up from the pattern: `0679-14-03`). The one example every date field shows.
+ */
+export const DATE_EXAMPLE = '2026-12-01';
+const dateMeta = { format: 'date', examples: [DATE_EXAMPLE] };
+
 /** Spec §2 rule 2: YYYY-MM-DD and a real calendar date. */
 export const DateOnly = z
   .string()
   .max(10)
   .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date as YYYY-MM-DD')
-  .refine(isCalendarDate, 'is not a calendar date');
+  .refine(isCalendarDate, 'is not a calendar date')
+  .meta(dateMeta);
+
+/** A date-only field in an answer (whenDate, deadline, a view's day): YYYY-MM-DD, documented as DateOnly is. */
+export const DateOut = z.string().meta(dateMeta);
 
 export const Timestamp = z.string().meta({ description: 'RFC 3339 UTC with milliseconds', format: 'date-time' });
 

@@ -1,16 +1,16 @@
 // The process: boot, listen, shut down cleanly on SIGTERM/SIGINT (finish in-flight requests,
 // close the database), and always end within a bound (issue 11.9).
-import { chmodSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { loadConfig } from '../core/config.js';
-import { openDb, closeDb } from '../db/client.js';
-import { deriveServerKeys, loadMasterKey } from '../core/crypto/master-key.js';
+import { ConfigError, loadConfig } from '../core/config.js';
+import { closeDb } from '../db/client.js';
 import { createLogger } from '../core/logger.js';
 import { systemClock } from '../core/clock.js';
 import { createRequestHandler } from './handler.js';
 import { createHttpServer } from './http.js';
 import { startJobs } from './jobs/scheduler.js';
 import { createDispatcher } from './webhooks/dispatcher.js';
+import { openData, StartupError } from './startup.js';
 import type { Deps } from '../routers/deps.js';
 import type { Logger } from 'pino';
 
@@ -18,22 +18,11 @@ import type { Logger } from 'pino';
 const HARD_EXIT_AFTER_GRACE_MS = 1_000;
 
 /**
- * Issue 11.5 (docs/security.md "Files on disk"): DATA_DIR is 0700 when the server creates it, and
- * everything created under it is 0600 by the process umask. An existing directory keeps the
- * operator's mode; a warning says when others can read it.
+ * Issue 11.5 (docs/security.md "Files on disk"): DATA_DIR is 0700 when the server creates it
+ * (server/startup.ts), and everything created under it is 0600 by the process umask. An existing
+ * directory keeps the operator's mode; a warning says when others can read it.
  */
-function prepareDataDir(dataDir: string, log: Logger): void {
-  let existed = true;
-  try {
-    statSync(dataDir);
-  } catch {
-    existed = false;
-  }
-  if (!existed) {
-    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-    chmodSync(dataDir, 0o700);
-    return;
-  }
+function warnIfOpen(dataDir: string, log: Logger): void {
   const mode = statSync(dataDir).mode & 0o777;
   if (mode & 0o077) {
     log.warn({ dataDir, mode: mode.toString(8).padStart(4, '0') }, 'DATA_DIR is accessible to other users; chmod 700 it');
@@ -54,9 +43,11 @@ async function main(): Promise<void> {
   process.umask(0o077);
   const config = loadConfig();
   const log = createLogger(config.logLevel);
-  prepareDataDir(config.dataDir, log);
-  const db = openDb(config.dbFile, { durability: config.durability });
-  const keys = deriveServerKeys(loadMasterKey(config.dataDir, config.masterKeyHex));
+  // Issue 28 items 8 and 9: DATA_DIR, the master key and the key the database was made with are
+  // checked before anything is created or migrated; a refusal ends the start here.
+  const { db, keys, keySource, warnings } = openData(config);
+  warnIfOpen(config.dataDir, log);
+  for (const w of warnings) log.warn({ dataDir: config.dataDir }, w);
   const deps: Deps = { db, config, keys, clock: systemClock, log };
   const server = createHttpServer(createRequestHandler(deps), deps);
   const stopJobs = startJobs(deps);
@@ -93,7 +84,11 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => stop('SIGINT'));
 
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (err: NodeJS.ErrnoException) => {
+      // Issue 28 item 9: the refusal names the settings (EADDRINUSE, EADDRNOTAVAIL, EACCES…).
+      const why = err.code === 'EADDRINUSE' ? 'the address is in use (another server runs there?)' : err.code === 'EACCES' ? 'not permitted (ports below 1024 need privileges)' : err.message;
+      reject(new StartupError(`HOST ${config.host}, PORT ${config.port}: cannot listen: ${why} (${err.code ?? 'error'})`));
+    });
     server.listen(config.port, config.host, resolve);
   });
   const addr = server.address();
@@ -101,10 +96,12 @@ async function main(): Promise<void> {
   const dataDir = path.resolve(config.dataDir);
   const v = version();
   // Issue 13 item 4: one line a person can read, saying where it listens and what it keeps where.
-  log.info({ address, dataDir, publicUrl: config.publicUrl, version: v }, `cairn ${v} listening on ${address}, DATA_DIR ${dataDir}`);
+  log.info({ address, dataDir, publicUrl: config.publicUrl, version: v, masterKey: keySource }, `cairn ${v} listening on ${address}, DATA_DIR ${dataDir}`);
 }
 
 main().catch((err) => {
-  console.error(err instanceof Error ? err.message : err);
+  // A refusal is one message that names the setting or the path and what to do: no stack.
+  if (err instanceof StartupError || err instanceof ConfigError) console.error(`cairn: not started: ${err.message}`);
+  else console.error(err instanceof Error ? err.message : err);
   process.exit(1);
 });

@@ -43,6 +43,12 @@ export const oauthRequests = sqliteTable(
     wrappedKey: blob('wrapped_key', { mode: 'buffer' }),
     codeExpiresAt: integer('code_expires_at'),
     grantId: text('grant_id'),
+    /**
+     * Where the request started (issue 28 item 1): the client address and user agent seen at
+     * /oauth/authorize, sealed under a server key bound to the row (routers/oauth/request-context.ts).
+     * Cleared once the request is decided; the row itself goes with the purge.
+     */
+    startedContext: blob('started_context', { mode: 'buffer' }),
     createdAt: integer('created_at').notNull(),
     expiresAt: integer('expires_at').notNull(),
   },

@@ -24,6 +24,13 @@ export const webhooks = sqliteTable(
     active: integer('active', { mode: 'boolean' }).notNull(),
     /** Start of the current run of failed attempts (null after a success). */
     failingSince: integer('failing_since'),
+    /**
+     * Issue 28 (docs/webhooks.md "Receivers that hang"): attempts that timed out since the last
+     * success, each one while the subscription was not held. Above 0, one send at a time (a probe).
+     */
+    timeouts: integer('timeouts').notNull().default(0),
+    /** No attempt of this subscription starts before this time (null: not held). */
+    heldUntil: integer('held_until'),
     disabledAt: integer('disabled_at'),
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
@@ -56,12 +63,16 @@ export const webhookDeliveries = sqliteTable(
     nextAttemptAt: integer('next_attempt_at'),
     /** A redelivery: one attempt only, no retry series after it. */
     manual: integer('manual', { mode: 'boolean' }).notNull(),
+    /** Issue 28: ended (`failed`) by the backlog cap of a failing subscription, never by an attempt. */
+    dropped: integer('dropped', { mode: 'boolean' }).notNull().default(false),
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
   },
   (t) => [
     uniqueIndex('webhook_deliveries_event').on(t.webhookId, t.eventId),
     index('webhook_deliveries_due').on(t.status, t.nextAttemptAt),
+    // The dispatcher's per-subscription questions: anything due, the next one due, how many pending.
+    index('webhook_deliveries_sub_due').on(t.webhookId, t.status, t.nextAttemptAt),
     index('webhook_deliveries_log').on(t.webhookId, t.createdAt, t.id),
     index('webhook_deliveries_created').on(t.createdAt),
   ],

@@ -31,10 +31,13 @@ export const CONSOLE_HTML = `<!doctype html>
 <button type="submit" id="lookup">Look up</button>
 </form>
 <div id="approval" hidden>
-<p>Sign-in request for <strong id="approval-callback" class="callback"></strong></p>
-<p class="subtitle">App name given at registration: <span id="approval-app"></span> <span class="badge">unverified</span></p>
+<p class="warning" id="approval-warning"></p>
+<p id="approval-started"></p>
+<p>App name given at registration: <strong id="approval-app"></strong> <span class="badge">unverified</span></p>
+<p class="subtitle">The app's page returns to <span id="approval-callback" class="callback"></span> (this does not show who started the request)</p>
 <p>Grant these scopes (untick to grant fewer):</p>
 <div id="approval-scopes"></div>
+<p id="approval-other-network" hidden><label><input type="checkbox" id="confirm-other-network"> <span id="approval-other-network-text"></span></label></p>
 <button type="button" id="approve">Approve</button> <button type="button" id="deny">Deny</button>
 </div>
 <p id="approve-status"></p>
@@ -44,12 +47,13 @@ export const CONSOLE_HTML = `<!doctype html>
 <table><thead><tr><th>App</th><th>Scopes</th><th>Connected</th><th>Last used</th><th></th></tr></thead><tbody id="grants"></tbody></table>
 </section>
 <section>
-<h2>Personal tokens</h2>
-<table><thead><tr><th>Name</th><th>Scopes</th><th>Expires</th><th></th></tr></thead><tbody id="keys"></tbody></table>
+<h2>Personal tokens and app passwords</h2>
+<table><thead><tr><th>Name</th><th>Opens</th><th>Scopes</th><th>Expires</th><th></th></tr></thead><tbody id="keys"></tbody></table>
 <p id="lists-status"></p>
-<h3>Create a personal token</h3>
+<h3>Create a personal token or an app password</h3>
 <form id="new-key-form">
-<label>Name <input type="text" id="new-key-name" required maxlength="256"></label>
+<label>Name <input type="text" id="new-key-name" required maxlength="256" placeholder="app password for my phone"></label>
+<label>For <select id="new-key-audience"><option value="rest" selected>the API (/v1, /trpc): choose its scopes</option><option value="dav">a calendar or tasks app (CalDAV app password: to-dos and lists)</option><option value="mcp">an AI assistant (/mcp): choose its scopes</option></select></label>
 <div id="new-key-scopes"></div>
 <label>Expires after <select id="new-key-days"><option value="30">30 days</option><option value="90" selected>90 days</option><option value="180">180 days</option><option value="365">365 days</option></select></label>
 <button type="submit" id="new-key-create">Create</button>

@@ -38,7 +38,7 @@ export const authRouter = router({
     .mutation(({ ctx, input }) => passwordWork(ctx, null, () => m.register(ctx.deps, input))),
 
   login: publicProcedure
-    .meta({ secretInAnswer: true, public: true, rateLimits: ['passwordIp'], openapi: { method: 'POST', path: '/v1/auth/login', protect: false, tags, summary: 'Start a first-party session' } })
+    .meta({ secretInAnswer: true, public: true, rateLimits: ['passwordIp'], openapi: { method: 'POST', path: '/v1/auth/login', protect: false, tags, summary: 'Start a first-party session', description: 'A wrong email or password answers 401 `unauthorized`, the same for both.' } })
     .input(LoginInput)
     .output(SessionToken)
     .mutation(({ ctx, input }) => passwordWork(ctx, m.accountKeyForEmail(ctx.deps, input.email), () => m.login(ctx.deps, input))),
@@ -50,19 +50,19 @@ export const authRouter = router({
     .mutation(atomic(({ ctx }) => m.logout(ctx.deps, ctx.principal), ERASES)),
 
   changePassword: authedProcedure
-    .meta({ secretInAnswer: true, firstPartyOnly: true, rateLimits: ['passwordIp'], openapi: { method: 'POST', path: '/v1/auth/password', tags, summary: 'Change the password; disconnects every other credential (spec §5.4)' } })
+    .meta({ secretInAnswer: true, firstPartyOnly: true, rateLimits: ['passwordIp'], openapi: { method: 'POST', path: '/v1/auth/password', tags, summary: 'Change the password; disconnects every other credential', description: 'Every other session, token and OAuth grant of the account ends; the answer is a fresh session for this device (docs/security.md "Everything ends at once").' } })
     .input(ChangePasswordInput)
     .output(SessionToken)
     .mutation(({ ctx, input }) => passwordWork(ctx, m.accountKeyForUser(ctx.deps, ctx.principal.userId), () => m.changePassword(ctx.deps, ctx.principal, input))),
 
   rotateKey: authedProcedure
-    .meta({ secretInAnswer: true, firstPartyOnly: true, rateLimits: ['passwordIp'], openapi: { method: 'POST', path: '/v1/auth/rotate-key', tags, summary: 'Re-seal everything under a new data key; disconnects every other credential (spec §5.4)' } })
+    .meta({ secretInAnswer: true, firstPartyOnly: true, rateLimits: ['passwordIp'], openapi: { method: 'POST', path: '/v1/auth/rotate-key', tags, summary: 'Re-seal everything under a new data key; disconnects every other credential', description: 'Every row is re-sealed in one transaction and every other session, token and OAuth grant ends; the answer is a fresh session for this device (docs/security.md "Everything ends at once").' } })
     .input(RotateKeyInput)
     .output(SessionToken)
     .mutation(({ ctx, input }) => passwordWork(ctx, m.accountKeyForUser(ctx.deps, ctx.principal.userId), () => m.rotateKey(ctx.deps, ctx.principal, input))),
 
   revokeAll: authedProcedure
-    .meta({ firstPartyOnly: true, successStatus: 204, openapi: { method: 'POST', path: '/v1/auth/revoke-all', tags, summary: 'Disconnect every token, key, session and grant, this one included (spec §5.4)' } })
+    .meta({ firstPartyOnly: true, successStatus: 204, openapi: { method: 'POST', path: '/v1/auth/revoke-all', tags, summary: 'Disconnect every token, key, session and grant, this one included', description: 'Ends every session, personal token and OAuth grant of the account, the calling session too (docs/security.md "Everything ends at once").' } })
     .input(EmptyBody.optional())
     .output(z.void())
     .mutation(atomic(({ ctx }) => m.revokeAll(ctx.deps, ctx.principal), ERASES)),

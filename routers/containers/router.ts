@@ -21,7 +21,7 @@ export const containersRouter = router({
     .query(({ ctx, input }) => m.listContainers(ctx.deps, ctx.principal, input)),
 
   create: authedProcedure
-    .meta({ scopes: [...write], successStatus: 200, idempotent: true, openapi: { method: 'POST', path: '/v1/containers', tags, summary: 'Create an area, project or subproject (200, spec §4.4)' } })
+    .meta({ scopes: [...write], successStatus: 200, idempotent: true, openapi: { method: 'POST', path: '/v1/containers', tags, summary: 'Create an area, project or subproject (200, not 201: docs/api.md "Containers")' } })
     .input(CreateContainerInput)
     .output(Container)
     .mutation(atomic(({ ctx, input }) => m.createContainer(ctx.deps, ctx.principal, input))),

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { LIMITS } from '../../core/config.js';
 import { ClientId, IdRef } from '../../core/ids.js';
 import { ListQueryShape, boolParam } from '../../db/paging.js';
-import { ColorHex, DateOnly, Symbol, Timestamp, PathId } from '../common.js';
+import { ColorHex, DateOnly, DateOut, Symbol, Timestamp, PathId } from '../common.js';
 import { CONTAINER_KINDS } from '../../db/schema/index.js';
 
 export const ContainerKind = z.enum(CONTAINER_KINDS);
@@ -80,7 +80,7 @@ export const Container = z.object({
   notes: z.string().nullable(),
   symbol: z.string().nullable(),
   colorHex: z.string().nullable(),
-  deadline: z.string().nullable(),
+  deadline: DateOut.nullable(),
   priority: Priority.nullable(),
   status: ContainerStatus,
   sortKey: z.string(),

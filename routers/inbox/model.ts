@@ -14,7 +14,7 @@ import { openJson, rowAad, sealJson } from '../../core/crypto/seal.js';
 import { recordEvent } from '../events.js';
 import { assertAccountSize } from '../account-size.js';
 import { DecryptBudget } from '../../core/decrypt-budget.js';
-import { fetchLinkTitle } from '../link-title/model.js';
+import { readLinkTitle } from '../link-title/model.js';
 import { afterAnswer, type HttpOut } from '../trpc.js';
 import type { InboxItemOut, InboxKind, InboxStatus } from './schema.js';
 import { createTodo } from '../todos/model.js';
@@ -206,7 +206,7 @@ const itemExists = (deps: Deps, userId: string, id: string) =>
  * transaction has committed and its answer has been sent (the response's 'close'), never inside
  * that transaction. The task holds the request's principal (and so its data key) only in this
  * closure. It checks the item exists (a capture that rolled back fetches nothing), fetches through
- * the same function link titles use (fetchLinkTitle, the outbound door), then writes the title in
+ * the same function link titles use (readLinkTitle, the outbound door), then writes the title in
  * its own IMMEDIATE transaction that first checks the credential still stands (a rotation, logout
  * or revocation in between means nothing is written) and records `inbox.updated` with it. The
  * title is written only when none is there. When the task ends nothing decrypted and no key is
@@ -218,8 +218,13 @@ export function fetchTitleAfterAnswer(deps: Deps, p: Principal, ctx: { http: Htt
   const task = started
     .then(async () => {
       if (!itemExists(deps, p.userId, id)) return;
-      const { title } = await fetchLinkTitle(deps, url);
-      if (title === null) return;
+      const { title, failure } = await readLinkTitle(deps, url);
+      if (title === null) {
+        // Issue 28 item 14: why, as a class (refused_address, timeout, too_large, not_html,
+        // http_4xx, …), at debug level; never the URL, its host or the page.
+        deps.log.debug({ failure }, 'inbox title fetch failed; the item keeps title null');
+        return;
+      }
       deps.db.$client
         .transaction(() => {
           assertCredentialLive(deps, p);

@@ -4,7 +4,7 @@ import { LIMITS } from '../../core/config.js';
 import { ClientId, IdRef } from '../../core/ids.js';
 import { ListQueryShape } from '../../db/paging.js';
 import { Todo } from '../todos/schema.js';
-import { DateOnly, PathId, Timestamp, checkHttpUrl } from '../common.js';
+import { DateOnly, DateOut, PathId, Timestamp, checkHttpUrl } from '../common.js';
 
 export const INBOX_KINDS = ['text', 'url', 'file', 'image'] as const;
 export type InboxKind = (typeof INBOX_KINDS)[number];
@@ -49,7 +49,7 @@ export const InboxItem = z.object({
   text: z.string().nullable(),
   url: z.string().nullable(),
   title: z.string().nullable().meta({ description: 'A url capture: the page title, fetched after the capture answers; null until then, or when the page could not be read.' }),
-  whenDate: z.string().nullable(),
+  whenDate: DateOut.nullable(),
   status: z.enum(INBOX_STATUSES),
   attachmentId: z.string().nullable().meta({ description: 'File and image captures: the attachment holding the file (GET /v1/attachments/{id}/file); moved with the item to its to-do.' }),
   createdAt: Timestamp,

@@ -2,13 +2,25 @@
 // (core/net), https only, at most 5 redirects, 8 s, 256 KB, text/html only; the page's og:title,
 // else its <title>, read with a streaming HTML parser. Whatever goes wrong, the answer is a null
 // title, never an error. Nothing is stored, cached or logged: neither the URL nor the page.
+// `readLinkTitle` also says why a fetch gave no title (a class, never the URL or the page), for
+// the inbox's title task to log at debug level (issue 28 item 14); /v1/link-title logs nothing.
 import { TextDecoder } from 'node:util';
 import { Parser } from 'htmlparser2';
 import type { Deps } from '../deps.js';
 import { LIMITS } from '../../core/config.js';
-import { outboundFetch, OutboundError } from '../../core/net/index.js';
+import { outboundFetch, OutboundError, type OutboundReason } from '../../core/net/index.js';
 
 export type LinkTitle = { title: string | null; host: string };
+
+/**
+ * Why a fetch gave no title: the outbound door's refusal (`refused_address`, `timeout`,
+ * `too_large`, `dns`, `tls`, …), an answer that is not a page (`http_3xx`/`http_4xx`/`http_5xx`,
+ * or `http_2xx` for a 2xx other than 200, `not_html`, `encoded`), a page without a title
+ * (`no_title`), or anything else (`error`).
+ */
+export type TitleFailure = OutboundReason | `http_${1 | 2 | 3 | 4 | 5}xx` | 'not_html' | 'encoded' | 'no_title' | 'error';
+
+export type LinkTitleRead = LinkTitle & { failure: TitleFailure | null };
 
 /** Whitespace collapsed to single spaces, trimmed, cut to 512 characters (code points); empty → null. */
 export function cleanTitle(raw: string | null): string | null {
@@ -96,11 +108,22 @@ function mediaType(header: string | undefined): { type: string; charset: string 
   return { type: type.trim().toLowerCase(), charset };
 }
 
+const statusClass = (status: number): TitleFailure => `http_${Math.min(5, Math.max(1, Math.floor(status / 100))) as 1 | 2 | 3 | 4 | 5}xx`;
+
+/** POST /v1/link-title (spec §4.16): the title and host, and nothing else. */
 export async function fetchLinkTitle(deps: Deps, url: string): Promise<LinkTitle> {
+  const { title, host } = await readLinkTitle(deps, url);
+  return { title, host };
+}
+
+/** The title of the page at `url`, or null with the class of what went wrong. */
+export async function readLinkTitle(deps: Deps, url: string): Promise<LinkTitleRead> {
   // Spec §2.11: the host of the URL sent (before the https rewrite).
   const host = new URL(url).host;
   const limits = LIMITS.linkTitle;
   let reader: TitleReader | null = null;
+  let skipped: TitleFailure = 'error';
+  const read = (title: string | null): LinkTitleRead => ({ title, host, failure: title === null ? 'no_title' : null });
   try {
     const res = await outboundFetch(url, {
       method: 'GET',
@@ -115,7 +138,11 @@ export async function fetchLinkTitle(deps: Deps, url: string): Promise<LinkTitle
         const ct = head.headers['content-type'];
         const { type, charset } = mediaType(Array.isArray(ct) ? ct[0] : ct);
         const encoding = String(head.headers['content-encoding'] ?? 'identity').toLowerCase();
-        if (head.status !== 200 || type !== 'text/html' || encoding !== 'identity') return false;
+        const refusal = head.status !== 200 ? statusClass(head.status) : type !== 'text/html' ? 'not_html' : encoding !== 'identity' ? 'encoded' : null;
+        if (refusal) {
+          skipped = refusal;
+          return false;
+        }
         reader = new TitleReader(charset);
         return true;
       },
@@ -125,13 +152,16 @@ export async function fetchLinkTitle(deps: Deps, url: string): Promise<LinkTitle
       },
     });
     const r = reader as TitleReader | null;
-    if (!r) return { title: null, host };
+    if (!r) return { title: null, host, failure: skipped };
     if (res.complete) r.end();
-    return { title: r.best(), host };
+    return read(r.best());
   } catch (err) {
     // Past the byte cap, a title already read still counts; every other failure is a null title.
     const r = reader as TitleReader | null;
-    if (err instanceof OutboundError && err.reason === 'too_large' && r) return { title: r.best(), host };
-    return { title: null, host };
+    if (err instanceof OutboundError && err.reason === 'too_large' && r) {
+      const title = r.best();
+      return title === null ? { title, host, failure: 'too_large' } : read(title);
+    }
+    return { title: null, host, failure: err instanceof OutboundError ? err.reason : 'error' };
   }
 }

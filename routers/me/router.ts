@@ -20,7 +20,7 @@ const Me = z.object({
 
 export const meRouter = router({
   get: authedProcedure
-    .meta({ openapi: { method: 'GET', path: '/v1/me', tags: ['identity'], summary: 'The calling credential, its subject and granted scopes (spec §4.3)' } })
+    .meta({ openapi: { method: 'GET', path: '/v1/me', tags: ['identity'], summary: 'The calling credential, its subject and granted scopes (docs/api.md "Identity")' } })
     .input(z.object({}).strict().optional())
     .output(Me)
     .query(({ ctx }) => {

@@ -1,7 +1,7 @@
 // The authorization code's way from the approving device to the waiting browser page without the
 // server keeping it readable. The page holds a random wait handle; the server keeps only its hash
 // and the X25519 public key derived from it. At approval the code is sealed to that public key
-// (ephemeral X25519 + HKDF + AES-256-GCM); only a request presenting the handle can open it.
+// (ephemeral X25519 + HKDF + the seal module); only a request presenting the handle can open it.
 import { createPrivateKey, createPublicKey, diffieHellman, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { hkdf } from '../../core/crypto/secrets.js';
 import { open, seal } from '../../core/crypto/seal.js';

@@ -14,7 +14,8 @@ import { SealError } from '../../core/crypto/seal.js';
 import { SCOPES, type Scope } from '../../core/scopes.js';
 import type { Principal } from '../auth/credentials.js';
 import { openWithHandle, sealToWait, waitPublicKey } from './code-box.js';
-import { MAX_REDIRECT_URIS, matchRedirectUri, redirectUriProblem } from './redirect-uris.js';
+import { MAX_REDIRECT_URIS, landsOnUsersDevice, matchRedirectUri, redirectUriProblem } from './redirect-uris.js';
+import { PHISHING_WARNING, ageWords, describeUserAgent, displayAddress, networkOf, openContext, sameNetwork, sealContext, type StartContext } from './request-context.js';
 import { OAUTH_TTL, OAuthError, mintPair, revokeGrant, setRevokeUserCodes, tokenKind, tokenPurpose, type MintedPair } from './tokens.js';
 
 export type Client = typeof oauthClients.$inferSelect;
@@ -23,9 +24,13 @@ type Request = typeof oauthRequests.$inferSelect;
 export const AUTH_METHODS = ['none', 'client_secret_post', 'client_secret_basic'] as const;
 export type AuthMethod = (typeof AUTH_METHODS)[number];
 
-/** The resources this server issues tokens for (DECISIONS §1: the REST API is PUBLIC_URL exactly). */
+/**
+ * The resources this server issues tokens for (RFC 8707): the REST API is PUBLIC_URL exactly
+ * (DECISIONS §1), the MCP server PUBLIC_URL/mcp (issue 31, DECISIONS §8). A token takes its
+ * grant's resource as its audience and is refused at every other (tokens.ts authenticateOAuth).
+ */
 export function servedResources(deps: Deps): string[] {
-  return [deps.config.publicUrl];
+  return [deps.config.publicUrl, `${deps.config.publicUrl}/mcp`];
 }
 
 // ---- Registration (RFC 7591) ------------------------------------------------------------------
@@ -135,7 +140,7 @@ export function formatUserCode(code: string): string {
   return `${code.slice(0, 3)}-${code.slice(3, 6)}-${code.slice(6)}`;
 }
 
-export type AuthorizeParams = { client: Client; redirectUri: string; scopes: Scope[]; resource: string; codeChallenge: string; state: string | null };
+export type AuthorizeParams = { client: Client; redirectUri: string; scopes: Scope[]; resource: string; codeChallenge: string; state: string | null; started: StartContext };
 
 /** Stores a pending request; returns the nine-digit code and the page's wait handle. */
 export function createAuthorizationRequest(deps: Deps, p: AuthorizeParams): { id: string; userCode: string; waitHandle: string; expiresAt: number } {
@@ -162,6 +167,7 @@ export function createAuthorizationRequest(deps: Deps, p: AuthorizeParams): { id
         waitHash: sha256(handle),
         waitPublicKey: waitPublicKey(handle),
         status: 'pending',
+        startedContext: sealContext(deps.keys.unattended, id, p.started),
         createdAt: now,
         expiresAt: now + OAUTH_TTL.requestMs,
       })
@@ -178,26 +184,60 @@ function pendingByCode(deps: Deps, tx: Tx | Db, rawCode: string): { req: Request
     .from(oauthRequests)
     .where(and(eq(oauthRequests.userCodeHash, userCodeHash(deps, code)), eq(oauthRequests.status, 'pending'), gt(oauthRequests.expiresAt, deps.clock())))
     .get();
-  if (!req) throw new AppError('not_found', 'No pending approval has this code (codes expire after 10 minutes and are used once).');
+  if (!req) throw new AppError('not_found', `No pending approval has this code (codes expire after ${OAUTH_TTL.requestMs / 60_000} minutes and are decided once).`);
   const client = tx.select().from(oauthClients).where(eq(oauthClients.id, req.clientId)).get()!;
   return { req, client };
 }
 
-function approvalView(req: Request, client: Client, code: string) {
+/**
+ * The address of the request deciding: null for an in-process call (the CLI, which runs on the
+ * server's own machine, so it counts as loopback); '' when HTTP gave none (an unknown network).
+ */
+export type ApproverAddress = string | null;
+
+/** Where the request started and how that compares with the approver's network (docs/oauth.md "Approval phishing"). */
+function startedFrom(deps: Deps, req: Request, approver: ApproverAddress) {
+  const ctx = openContext(deps.keys.unattended, req.id, req.startedContext);
+  const network = networkOf(ctx?.ip);
+  const yours = approver === null ? 'loopback' : networkOf(approver);
+  const address = ctx ? displayAddress(ctx.ip) : null;
+  const device = describeUserAgent(ctx?.userAgent ?? null);
+  const ageSeconds = Math.max(0, Math.round((deps.clock() - req.createdAt) / 1000));
+  const same = sameNetwork(network, yours);
+  const where = network === 'loopback' ? "the server's own machine (loopback)" : network === 'unknown' ? 'an unknown network' : `${network}${address ? ` (address ${address})` : ''}`;
+  return {
+    startedFrom: {
+      startedAt: iso(req.createdAt),
+      ageSeconds,
+      network,
+      address,
+      userAgent: ctx?.userAgent ?? null,
+      device,
+      sameNetworkAsYou: same,
+      summary: `Started ${ageWords(ageSeconds)} from ${where}, ${device}. ${same ? 'That is your network too.' : `You are on ${yours === 'loopback' ? 'loopback' : yours === 'unknown' ? 'an unknown network' : yours}: another network.`}`,
+    },
+    yourNetwork: yours,
+    confirmOtherNetworkRequired: !same,
+    warning: PHISHING_WARNING,
+  };
+}
+
+function approvalView(deps: Deps, req: Request, client: Client, code: string, approver: ApproverAddress) {
   return {
     code: normaliseUserCode(code)!,
-    redirectUri: req.redirectUri,
     client: { id: client.id, name: client.name, verified: false as const },
     scopes: JSON.parse(req.scopes) as Scope[],
     resource: req.resource,
+    redirectUri: req.redirectUri,
     expiresAt: iso(req.expiresAt),
+    ...startedFrom(deps, req, approver),
   };
 }
 
 /** GET /v1/approvals/{code}. */
-export function lookupApproval(deps: Deps, _p: Principal, code: string) {
+export function lookupApproval(deps: Deps, _p: Principal, code: string, approver: ApproverAddress) {
   const { req, client } = pendingByCode(deps, deps.db, code);
-  return approvalView(req, client, code);
+  return approvalView(deps, req, client, code, approver);
 }
 
 /**
@@ -205,11 +245,23 @@ export function lookupApproval(deps: Deps, _p: Principal, code: string) {
  * under a key derived from a fresh authorization code; the code itself is sealed to the waiting
  * page's public key, so neither is readable from the database alone.
  */
-export function approve(deps: Deps, tx: Tx | Db, p: Principal, code: string, scopes: string[]) {
+export function approve(deps: Deps, tx: Tx | Db, p: Principal, code: string, scopes: string[], approver: ApproverAddress, confirmOtherNetwork: boolean) {
   const { req, client } = pendingByCode(deps, tx, code);
   const requested = JSON.parse(req.scopes) as string[];
   const extra = scopes.filter((s) => !requested.includes(s));
   if (extra.length) throw new AppError('validation_failed', `Only requested scopes can be granted; not requested: ${extra.join(', ')}.`, { pointer: '/scopes' });
+  const view = approvalView(deps, req, client, code, approver);
+  // Issue 28 item 1 (docs/oauth.md "Approval phishing"): a request started on another network than
+  // the approver's is the shape of a phished code, so approving it takes an explicit second yes.
+  if (view.confirmOtherNetworkRequired && !confirmOtherNetwork) {
+    const from = view.startedFrom.network === 'unknown' ? 'an unknown network' : view.startedFrom.network;
+    throw new AppError(
+      'validation_failed',
+      `This request was started from ${from}, not from your network (${view.yourNetwork}). If someone gave you this code, deny it: whoever started the request gets the access. ` +
+        'Approve only if you started it yourself on that other network (for example a phone on mobile data, or a VPN), by sending confirmOtherNetwork: true.',
+      { pointer: '/confirmOtherNetwork' },
+    );
+  }
   const now = deps.clock();
   const authCode = newSecret();
   tx.update(oauthRequests)
@@ -221,16 +273,31 @@ export function approve(deps: Deps, tx: Tx | Db, p: Principal, code: string, sco
       wrappedKey: wrapDataKey(credentialKek(authCode, tokenKind('code')), p.userId, tokenPurpose(req.id), p.dek),
       sealedCode: sealToWait(req.waitPublicKey, req.id, authCode),
       codeExpiresAt: now + OAUTH_TTL.codeMs,
+      startedContext: null,
     })
     .where(and(eq(oauthRequests.id, req.id), eq(oauthRequests.status, 'pending')))
     .run();
-  return { ...approvalView(req, client, code), scopes: requested.filter((s) => scopes.includes(s)) as Scope[], decision: 'approved' as const };
+  return { ...view, scopes: requested.filter((s) => scopes.includes(s)) as Scope[], decision: 'approved' as const };
 }
 
-export function deny(deps: Deps, tx: Tx | Db, _p: Principal, code: string) {
+/** Denied is final: only a pending request can be approved (pendingByCode), so a denied one never is. */
+export function deny(deps: Deps, tx: Tx | Db, _p: Principal, code: string, approver: ApproverAddress) {
   const { req, client } = pendingByCode(deps, tx, code);
-  tx.update(oauthRequests).set({ status: 'denied' }).where(eq(oauthRequests.id, req.id)).run();
-  return { ...approvalView(req, client, code), decision: 'denied' as const };
+  const view = approvalView(deps, req, client, code, approver);
+  tx.update(oauthRequests)
+    .set({ status: 'denied', startedContext: null })
+    .where(and(eq(oauthRequests.id, req.id), eq(oauthRequests.status, 'pending')))
+    .run();
+  return { ...view, decision: 'denied' as const };
+}
+
+/**
+ * Issue 28 item 3: whether any grant was ever completed for this client (a code redeemed). Until
+ * one was, /oauth/authorize answers its errors with a page instead of redirecting to an https
+ * callback, so a fresh registration is not an open redirect (rest/oauth.ts).
+ */
+export function clientHasCompletedGrant(deps: Deps, clientId: string): boolean {
+  return !!deps.db.select({ id: oauthGrants.id }).from(oauthGrants).where(eq(oauthGrants.clientId, clientId)).limit(1).get();
 }
 
 export type WaitResult = { status: 'pending'; expiresAt: string } | { status: 'done'; redirect: string } | { status: 'gone' };
@@ -384,7 +451,7 @@ export function parseScopeParam(raw: string | null): { scopes: Scope[] } | { err
   return { scopes: [...new Set(list)] as Scope[] };
 }
 
-export { matchRedirectUri };
+export { landsOnUsersDevice, matchRedirectUri };
 
 /** For the purge job: rows of requests, codes and tokens that can no longer be used. */
 export const _tables = { oauthRequests, oauthTokens, oauthGrants };

@@ -53,3 +53,19 @@ export function matchRedirectUri(registered: readonly string[], presented: strin
   }
   return null;
 }
+
+/**
+ * A callback that lands on the user's own machine (issue 28 item 3): a loopback host (any scheme
+ * this file accepts) or a private-use scheme (RFC 8252 §7.1, §7.3). Error redirects there are no
+ * open redirect; to any other https callback they are only once the client completed a grant.
+ */
+export function landsOnUsersDevice(uri: string): boolean {
+  let u: URL;
+  try {
+    u = new URL(uri);
+  } catch {
+    return false;
+  }
+  if (LOOPBACK_HOSTS.has(u.hostname)) return u.protocol === 'http:' || u.protocol === 'https:';
+  return PRIVATE_SCHEME.test(u.protocol.toLowerCase());
+}

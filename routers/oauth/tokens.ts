@@ -22,7 +22,8 @@ const DAY = 86_400_000;
 export const OAUTH_TTL = {
   accessMs: 3_600_000,
   codeMs: 60_000,
-  requestMs: 10 * 60_000,
+  /** A pending request (its nine-digit code): 5 minutes, short for approval phishing (issue 28 item 1). */
+  requestMs: 5 * 60_000,
   graceMs: LIMITS.refresh.graceSeconds * 1000,
   grantMs: LIMITS.refresh.grantLifeDays * DAY,
 } as const;

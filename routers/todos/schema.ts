@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { LIMITS } from '../../core/config.js';
 import { ClientId, IdRef } from '../../core/ids.js';
 import { ListQueryShape, boolParam } from '../../db/paging.js';
-import { DateOnly, Timestamp, PathId, noControlChars, NO_CONTROL_CHARS } from '../common.js';
+import { DateOnly, DateOut, Timestamp, PathId, noControlChars, NO_CONTROL_CHARS } from '../common.js';
 import { TagName } from '../tags/schema.js';
 import { Priority } from '../containers/schema.js';
 import { Recurrence } from './recurrence.js';
@@ -116,10 +116,10 @@ export const Todo = z.object({
   notes: z.string().nullable(),
   status: TodoStatus,
   completedAt: Timestamp.nullable(),
-  whenDate: z.string().nullable(),
+  whenDate: DateOut.nullable(),
   evening: z.boolean(),
   someday: z.boolean(),
-  deadline: z.string().nullable(),
+  deadline: DateOut.nullable(),
   priority: Priority.nullable(),
   tags: z.array(z.string()),
   checklist: z.array(ChecklistItem),

@@ -104,7 +104,8 @@ export function upcomingView(deps: Deps, p: Principal, query: { today?: string |
     days: days.map((date) => ({
       date,
       // Items keep app order inside a day (they were added in app order).
-      todos: byDay.get(date)!.map((e) => ({ ...shown.get(e.item.id)!, projected: e.projected })),
+      // Issue 28 item 15: every entry says the day it occurs on (docs/api.md "Views").
+      todos: byDay.get(date)!.map((e) => ({ ...shown.get(e.item.id)!, projected: e.projected, occursOn: date })),
     })),
   };
 }

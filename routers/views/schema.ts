@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { LIMITS } from '../../core/config.js';
 import { intParam } from '../../db/paging.js';
-import { DateOnly } from '../common.js';
+import { DateOnly, DateOut } from '../common.js';
 import { Todo } from '../todos/schema.js';
 import { Container, ContainerKind } from '../containers/schema.js';
 
@@ -24,7 +24,7 @@ export const LogbookInput = z
   .strict();
 
 export const TodayView = z.object({
-  date: z.string(),
+  date: DateOut,
   todos: z.array(Todo.extend({ overdue: z.boolean().meta({ description: 'The deadline is before today.' }) })),
   evening: z.array(Todo.extend({ overdue: z.boolean() })),
 });
@@ -32,8 +32,18 @@ export const TodayView = z.object({
 export const UpcomingView = z.object({
   days: z.array(
     z.object({
-      date: z.string(),
-      todos: z.array(Todo.extend({ projected: z.boolean().meta({ description: "A recurring to-do's further occurrence on this day (not stored)." }) })),
+      date: DateOut,
+      todos: z.array(
+        Todo.extend({
+          projected: z.boolean().meta({ description: "A recurring to-do's further occurrence on this day (not stored)." }),
+          // Issue 28 item 15: a projected entry's whenDate and deadline are the stored to-do's (its
+          // next real occurrence), not this day's; occursOn is the day this entry stands for.
+          occursOn: DateOut.meta({
+            description:
+              'The day this entry occurs on: the day it is listed under (`date`). For a projected occurrence it is later than the stored `whenDate`/`deadline`, which describe the to-do as stored (its next occurrence); show this date.',
+          }),
+        }),
+      ),
     }),
   ),
 });
@@ -44,12 +54,12 @@ export const GroupedView = z.object({
 });
 
 export const LogbookView = z.object({
-  days: z.array(z.object({ date: z.string(), todos: z.array(Todo) })),
+  days: z.array(z.object({ date: DateOut, todos: z.array(Todo) })),
   next_cursor: z.string().nullable(),
 });
 
 export const OverviewView = z.object({
-  date: z.string(),
+  date: DateOut,
   counts: z.object({ today: z.number(), upcoming: z.number(), anytime: z.number(), someday: z.number(), logbook: z.number() }),
   containers: z.array(z.object({ id: z.string(), kind: ContainerKind, parentId: z.string().nullable(), openCount: z.number() })),
 });

@@ -14,7 +14,9 @@ import { LIMITS } from '../../core/config.js';
 import { checkTarget, OutboundError } from '../../core/net/index.js';
 import { MAX_SUBSCRIPTIONS } from './constants.js';
 import {
+  effectiveNextAttempt,
   insertDelivery,
+  liftHold,
   newWebhookId,
   newWebhookSecret,
   openTarget,
@@ -100,6 +102,8 @@ export function createWebhook(deps: Deps, p: Principal, input: { url: string; ev
     sealedDescription: sealDescription(p, id, input.description),
     active: true,
     failingSince: null,
+    timeouts: 0,
+    heldUntil: null,
     disabledAt: null,
     createdAt: now,
     updatedAt: now,
@@ -122,6 +126,9 @@ export function updateWebhook(
     const t = openTarget(deps, row);
     // A rotated-out secret past its 24 hours is dropped whenever the target is written again.
     next.sealedTarget = sealTarget(deps, p.userId, row.id, { url: input.url, secret: t.secret, previous: t.previous && t.previous.until > now ? t.previous : null });
+    // A new address has not hung yet: a timeout hold belonged to the old one.
+    next.timeouts = 0;
+    next.heldUntil = null;
   }
   if (input.events !== undefined) next.events = JSON.stringify(input.events);
   if (input.description !== undefined) next.sealedDescription = sealDescription(p, row.id, input.description);
@@ -130,12 +137,24 @@ export function updateWebhook(
     next.active = true;
     next.disabledAt = null;
     next.failingSince = null;
+    next.timeouts = 0;
+    next.heldUntil = null;
     db.update(users).set({ webhooksDisabledAt: null }).where(eq(users.id, p.userId)).run();
   } else if (input.active === false && row.active) {
     next.active = false;
   }
   db.update(webhooks)
-    .set({ sealedTarget: next.sealedTarget, events: next.events, sealedDescription: next.sealedDescription, active: next.active, disabledAt: next.disabledAt, failingSince: next.failingSince, updatedAt: now })
+    .set({
+      sealedTarget: next.sealedTarget,
+      events: next.events,
+      sealedDescription: next.sealedDescription,
+      active: next.active,
+      disabledAt: next.disabledAt,
+      failingSince: next.failingSince,
+      timeouts: next.timeouts,
+      heldUntil: next.heldUntil,
+      updatedAt: now,
+    })
     .where(and(eq(webhooks.userId, p.userId), eq(webhooks.id, row.id)))
     .run();
   return toWebhook(deps, p, next);
@@ -160,7 +179,8 @@ export function rotateSecret(deps: Deps, p: Principal, id: string) {
   return { id: row.id, secret, previousSecretExpiresAt: iso(target.previous!.until) };
 }
 
-function deliveriesOut(deps: Deps, rows: DeliveryRow[]): DeliveryOut[] {
+/** `sub`: the deliveries' subscription, whose timeout hold delays their next attempt. */
+function deliveriesOut(deps: Deps, sub: WebhookRow, rows: DeliveryRow[]): DeliveryOut[] {
   const attempts = rows.length
     ? deps.db.select().from(webhookAttempts).where(inArray(webhookAttempts.deliveryId, rows.map((r) => r.id))).orderBy(asc(webhookAttempts.seq)).all()
     : [];
@@ -176,7 +196,8 @@ function deliveriesOut(deps: Deps, rows: DeliveryRow[]): DeliveryOut[] {
     eventType: d.eventType,
     status: d.status,
     attemptCount: d.attempts,
-    nextAttemptAt: isoOrNull(d.nextAttemptAt),
+    nextAttemptAt: isoOrNull(effectiveNextAttempt(d, sub)),
+    dropped: d.dropped,
     createdAt: iso(d.createdAt),
     attempts: by.get(d.id) ?? [],
   }));
@@ -203,10 +224,13 @@ export function listDeliveries(deps: Deps, p: Principal, input: { id: string; li
   const more = rows.length > limit;
   const kept = more ? rows.slice(0, limit) : rows;
   const last = kept[kept.length - 1];
-  return { data: deliveriesOut(deps, kept), next_cursor: more && last ? encodeCursor(deps.keys.cursor, scope, { k: String(last.createdAt), i: last.id }) : null };
+  return { data: deliveriesOut(deps, sub, kept), next_cursor: more && last ? encodeCursor(deps.keys.cursor, scope, { k: String(last.createdAt), i: last.id }) : null };
 }
 
-/** Spec §4.17: queues one new attempt of the same event (same event id) now. */
+/**
+ * Spec §4.17: queues one new attempt of the same event (same event id) now; a timeout hold is
+ * lifted for it (liftHold). Rate-limited (`webhookRedeliver`).
+ */
 export function redeliver(deps: Deps, p: Principal, input: { id: string; deliveryId: string }): DeliveryOut {
   const sub = getRow(deps, p.userId, input.id);
   if (!sub.active) throw new AppError('conflict', 'The subscription is not active; re-activate it (PATCH active: true) first.');
@@ -219,18 +243,23 @@ export function redeliver(deps: Deps, p: Principal, input: { id: string; deliver
   const now = deps.clock();
   // A delivery still in its retry series is moved up to now and keeps its series; a finished one
   // gets one attempt (manual), not a new series.
-  const next: DeliveryRow = { ...d, status: 'pending', nextAttemptAt: now, manual: d.status !== 'pending', updatedAt: now };
-  deps.db.update(webhookDeliveries).set({ status: next.status, nextAttemptAt: now, manual: next.manual, updatedAt: now }).where(eq(webhookDeliveries.id, d.id)).run();
-  return deliveriesOut(deps, [next])[0]!;
+  const next: DeliveryRow = { ...d, status: 'pending', nextAttemptAt: now, manual: d.status !== 'pending', dropped: false, updatedAt: now };
+  deps.db.update(webhookDeliveries).set({ status: next.status, nextAttemptAt: now, manual: next.manual, dropped: false, updatedAt: now }).where(eq(webhookDeliveries.id, d.id)).run();
+  liftHold(deps.db, sub, now);
+  return deliveriesOut(deps, { ...sub, heldUntil: null }, [next])[0]!;
 }
 
-/** Spec §4.17 "ping": one `webhook.ping` now, to this subscription only. */
+/**
+ * Spec §4.17 "ping": one `webhook.ping` now, to this subscription only; a timeout hold is lifted for
+ * it (liftHold). Rate-limited (`webhookPing`).
+ */
 export function ping(deps: Deps, p: Principal, id: string): DeliveryOut {
   const sub = getRow(deps, p.userId, id);
   if (!sub.active) throw new AppError('conflict', 'The subscription is not active; re-activate it (PATCH active: true) first.');
   const now = deps.clock();
   const ev = { id: newEventId(), type: 'webhook.ping', objectType: 'webhook', objectId: sub.id, occurredAt: now };
   insertDelivery(deps.db, sub, ev, now);
+  liftHold(deps.db, sub, now);
   const d = deps.db.select().from(webhookDeliveries).where(and(eq(webhookDeliveries.webhookId, sub.id), eq(webhookDeliveries.eventId, ev.id))).get()!;
-  return deliveriesOut(deps, [d])[0]!;
+  return deliveriesOut(deps, { ...sub, heldUntil: null }, [d])[0]!;
 }

@@ -81,7 +81,18 @@ export const webhooksRouter = router({
     .mutation(atomic(({ ctx, input }) => m.rotateSecret(ctx.deps, ctx.principal, input.id))),
 
   ping: authedProcedure
-    .meta({ scopes, successStatus: 201, openapi: { method: 'POST', path: '/v1/webhooks/{id}/ping', tags, summary: 'Queue a webhook.ping to this subscription now' } })
+    .meta({
+      scopes,
+      successStatus: 201,
+      rateLimits: ['webhookPing'],
+      openapi: {
+        method: 'POST',
+        path: '/v1/webhooks/{id}/ping',
+        tags,
+        summary: 'Queue a webhook.ping to this subscription now',
+        description: 'Each ping is a request to your receiver: 30 per hour per user (`webhookPing`, successful pings counted), 429 past that. A subscription held after timeouts sends it at once, as its one probe.',
+      },
+    })
     .input(WebhookIdInput)
     .output(Delivery)
     .mutation(atomic(({ ctx, input }) => m.ping(ctx.deps, ctx.principal, input.id))),
@@ -93,7 +104,17 @@ export const webhooksRouter = router({
     .query(({ ctx, input }) => m.listDeliveries(ctx.deps, ctx.principal, input)),
 
   redeliver: authedProcedure
-    .meta({ scopes, openapi: { method: 'POST', path: '/v1/webhooks/{id}/deliveries/{deliveryId}/redeliver', tags, summary: 'Queue one new attempt of this delivery (same event id) now' } })
+    .meta({
+      scopes,
+      rateLimits: ['webhookRedeliver'],
+      openapi: {
+        method: 'POST',
+        path: '/v1/webhooks/{id}/deliveries/{deliveryId}/redeliver',
+        tags,
+        summary: 'Queue one new attempt of this delivery (same event id) now',
+        description: 'Each redelivery is a request to your receiver: 100 per hour per user (`webhookRedeliver`, successful ones counted), 429 past that. A dropped delivery (`dropped: true`) can be redelivered.',
+      },
+    })
     .input(RedeliverInput)
     .output(Delivery)
     .mutation(atomic(({ ctx, input }) => m.redeliver(ctx.deps, ctx.principal, input))),

@@ -97,7 +97,10 @@ export const Delivery = z.object({
   eventType: z.string(),
   status: z.enum(['pending', 'delivered', 'failed']),
   attemptCount: z.number().int(),
-  nextAttemptAt: Timestamp.nullable(),
+  nextAttemptAt: Timestamp.nullable().meta({ description: 'When the next attempt of a pending delivery starts (a subscription held after timeouts holds it too); null otherwise.' }),
+  dropped: z.boolean().meta({
+    description: 'true: ended as failed, with no attempt, by the backlog cap of a subscription failing for a minute or more (docs/webhooks.md "Backlog"); redeliver sends it.',
+  }),
   createdAt: Timestamp,
   attempts: z.array(Attempt),
 });

@@ -163,7 +163,7 @@ export const RESOURCES: Record<string, Creator> = {
   // `/v1/grants/{id}`: the grant that flow made.
   grants: async (app, o) => {
     const r = await ok(call(app, 'GET', '/v1/grants', { token: o.session }), 'grants');
-    const g = (r.body.items as { id: string; client: { id: string } }[]).find((x) => x.client.id === o.oauth?.clientId);
+    const g = (r.body.data as { id: string; client: { id: string } }[]).find((x) => x.client.id === o.oauth?.clientId);
     if (!g) throw new Error(`no grant: ${r.text}`);
     return g.id;
   },

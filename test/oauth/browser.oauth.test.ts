@@ -92,6 +92,18 @@ describe.skipIf(!executablePath)('authorize page and console in chromium', () =>
     expect(pat).toMatch(/^cairn_pat_/);
     expect((await call(app, 'GET', '/v1/todos', { token: pat })).status).toBe(200);
     await pageB.locator('#keys tr').first().waitFor();
+    // An app password for a CalDAV client (DECISIONS §8): no scopes to pick; it opens /dav only.
+    await pageB.fill('#new-key-name', 'app password for my phone');
+    await pageB.selectOption('#new-key-audience', 'dav');
+    expect(await pageB.locator('#new-key-scopes').isHidden()).toBe(true);
+    await pageB.click('#new-key-create');
+    await pageB.waitForFunction((old) => document.querySelector('#new-key-secret')?.textContent !== old, pat);
+    const appPassword = (await pageB.locator('#new-key-secret').textContent())!;
+    expect(appPassword).toMatch(/^cairn_pat_/);
+    expect((await call(app, 'GET', '/v1/todos', { token: appPassword })).status).toBe(401);
+    const keys = (await call(app, 'GET', '/v1/keys', { token: u.session })).body.data as { name: string; audience: string; scopes: string[] }[];
+    expect(keys.find((k) => k.name === 'app password for my phone')).toMatchObject({ audience: 'dav', scopes: ['todos:read', 'todos:write', 'containers:read', 'containers:write'] });
+    await pageB.locator('#keys tr', { hasText: 'CalDAV (app password)' }).waitFor();
     await pageB.screenshot({ path: path.join(shots, '4-console-lists.png'), fullPage: true });
     // Disconnect the app from the console: its token then gets grant_revoked.
     await pageB.locator('#grants button').first().click();

@@ -141,13 +141,13 @@ describe('authorize', () => {
     expect(p.html).not.toMatch(/https?:\/\/(?!127\.0\.0\.1)[^"<\s]+\.(js|css)/);
   });
 
-  it('a repeated parameter is invalid_request; a page left waiting past 10 minutes redirects with access_denied', async () => {
+  it('a repeated parameter is invalid_request; a page left waiting past 5 minutes redirects with access_denied', async () => {
     const client = await register(app);
     const dup = await openAuthorize(authorizeUrl(app, authParams(client.client_id)) + '&scope=todos:write');
     expect(new URL(dup.location!).searchParams.get('error')).toBe('invalid_request');
     const p = await openAuthorize(authorizeUrl(app, authParams(client.client_id)));
     expect((await waitPoll(app, p.handle!)).status).toBe('pending');
-    app.clock.advance(10 * 60_000);
+    app.clock.advance(5 * 60_000);
     const loc = new URL((await waitPoll(app, p.handle!)).redirect!);
     expect([loc.searchParams.get('error'), loc.searchParams.get('state')]).toEqual(['access_denied', 'xyz']);
     expect((await waitPoll(app, 'A'.repeat(43))).status).toBe('gone');
@@ -217,9 +217,11 @@ describe('approvals (first-party sessions only)', () => {
     expect([loc.searchParams.get('error'), loc.searchParams.get('state'), loc.searchParams.get('iss')]).toEqual(['access_denied', 'xyz', app.deps.config.publicUrl]);
   });
 
-  it('codes expire after 10 minutes', async () => {
+  it('codes expire after 5 minutes (issue 28 item 1)', async () => {
     const { code } = await pending();
-    app.clock.advance(10 * 60_000);
+    app.clock.advance(5 * 60_000 - 1_000);
+    expect((await call(app, 'GET', `/v1/approvals/${code}`, { token: session })).status).toBe(200);
+    app.clock.advance(1_000);
     expectProblem(await call(app, 'GET', `/v1/approvals/${code}`, { token: session }), 404, 'not_found');
   });
 });
@@ -351,22 +353,22 @@ describe('grants', () => {
     const t = (await exchange(app, a)).body;
     await call(app, 'GET', '/v1/me', { token: t.access_token });
     const list = await call(app, 'GET', '/v1/grants', { token: u.session });
-    expect(list.body.items).toHaveLength(1);
-    expect(list.body.items[0]).toMatchObject({ client: { id: a.client.client_id, name: 'Test App', verified: false }, scopes: ['todos:read'] });
-    expect(list.body.items[0].createdAt).toBeTruthy();
-    expect(list.body.items[0].lastUsedAt).toBeTruthy();
+    expect(list.body.data).toHaveLength(1);
+    expect(list.body.data[0]).toMatchObject({ client: { id: a.client.client_id, name: 'Test App', verified: false }, scopes: ['todos:read'] });
+    expect(list.body.data[0].createdAt).toBeTruthy();
+    expect(list.body.data[0].lastUsedAt).toBeTruthy();
     const reader = await createPat(app, u.session, ['todos:read']);
     expectProblem(await call(app, 'GET', '/v1/grants', { token: reader.token }), 403, 'forbidden_scope');
     const sessionsRead = await createPat(app, u.session, ['sessions:read']);
     expect((await call(app, 'GET', '/v1/grants', { token: sessionsRead.token })).status).toBe(200);
-    expectProblem(await call(app, 'DELETE', `/v1/grants/${list.body.items[0].id}`, { token: sessionsRead.token }), 403, 'forbidden_scope');
+    expectProblem(await call(app, 'DELETE', `/v1/grants/${list.body.data[0].id}`, { token: sessionsRead.token }), 403, 'forbidden_scope');
     // Another user's grant is not found.
-    expectProblem(await call(app, 'DELETE', `/v1/grants/${list.body.items[0].id}`, { token: session }), 404, 'not_found');
-    const wrap = (app.deps.db.$client.prepare("SELECT wrapped_key AS w FROM oauth_tokens WHERE grant_id = ? AND kind = 'access'").get(list.body.items[0].id) as { w: Buffer }).w;
-    expect((await call(app, 'DELETE', `/v1/grants/${list.body.items[0].id}`, { token: u.session })).status).toBe(204);
+    expectProblem(await call(app, 'DELETE', `/v1/grants/${list.body.data[0].id}`, { token: session }), 404, 'not_found');
+    const wrap = (app.deps.db.$client.prepare("SELECT wrapped_key AS w FROM oauth_tokens WHERE grant_id = ? AND kind = 'access'").get(list.body.data[0].id) as { w: Buffer }).w;
+    expect((await call(app, 'DELETE', `/v1/grants/${list.body.data[0].id}`, { token: u.session })).status).toBe(204);
     expectProblem(await call(app, 'GET', '/v1/me', { token: t.access_token }), 401, 'grant_revoked');
     oauthError(await token(app, { grant_type: 'refresh_token', refresh_token: t.refresh_token, client_id: a.client.client_id }), 400, 'invalid_grant');
-    expect((await call(app, 'GET', '/v1/grants', { token: u.session })).body.items).toHaveLength(0);
+    expect((await call(app, 'GET', '/v1/grants', { token: u.session })).body.data).toHaveLength(0);
     // The revoked wrap is not readable on disk (secure_delete + WAL truncation).
     const { readFileSync, existsSync } = await import('node:fs');
     const disk = Buffer.concat(['cairn.db', 'cairn.db-wal'].filter((f) => existsSync(`${app.dataDir}/${f}`)).map((f) => readFileSync(`${app.dataDir}/${f}`)));

@@ -262,7 +262,7 @@ describe('isolation (issue 18.3)', () => {
     expect((await call(app, 'GET', `/v1/approvals/${f.userCode}`, { token: a.session })).status).toBe(404);
     const grants = await call(app, 'GET', '/v1/grants', { token: a.session });
     expect(grants.text).not.toContain(f.clientId);
-    const bGrant = (await call(app, 'GET', '/v1/grants', { token: b.session })).body.items.find((g: { client: { id: string } }) => g.client.id === f.clientId);
+    const bGrant = (await call(app, 'GET', '/v1/grants', { token: b.session })).body.data.find((g: { client: { id: string } }) => g.client.id === f.clientId);
     expect((await call(app, 'DELETE', `/v1/grants/${bGrant.id}`, { token: a.session })).status).toBe(404);
     expect((await call(app, 'GET', '/v1/me', { token: f.access })).status).toBe(200);
   });

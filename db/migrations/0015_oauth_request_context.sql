@@ -1,0 +1,1 @@
+ALTER TABLE `oauth_requests` ADD `started_context` blob;
