@@ -5,8 +5,9 @@ import { parseArgs } from 'node:util';
 import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
 import { loadConfig } from '../core/config.js';
-import { openDb, closeDb } from '../db/client.js';
-import { deriveServerKeys, loadMasterKey } from '../core/crypto/master-key.js';
+import { closeDb } from '../db/client.js';
+import { openData } from './startup.js';
+import { resealCommand } from './cli-reseal.js';
 import { createLogger } from '../core/logger.js';
 import { systemClock } from '../core/clock.js';
 import type { Deps } from '../routers/deps.js';
@@ -25,13 +26,33 @@ Commands:
   login --email <email>                    print a first-party session token
   token create --email <email> --scopes <a,b> [--days 30|90|180|365] [--name <name>]
                                            create a personal access token (shown once)
-  approve <code> --email <email> [--scopes <a,b>] [--deny]
+  token create --email <email> --audience dav [--days …] [--name "my phone"]
+                                           create an app password for CalDAV clients (shown once;
+                                           granted the to-do and container scopes)
+  token create --email <email> --audience mcp --scopes <a,b> [--days …] [--name <name>]
+                                           create a token for an assistant at /mcp (docs/mcp.md)
+  reseal --email <email>                   re-seal the account's values still in sealed format v1
+                                           as v2, beside a running server (docs/sealed-format.md)
+  approve <code> --email <email> [--scopes <a,b>] [--deny] [--confirm-other-network]
                                            approve (or deny) the OAuth request whose authorize page
-                                           shows this nine-digit code; --scopes grants a subset
+                                           shows this nine-digit code; --scopes grants a subset;
+                                           a request started from another network than this
+                                           machine needs --confirm-other-network
 
 Environment: DATA_DIR (default ./data), CAIRN_MASTER_KEY, CAIRN_PASSWORD.`;
 
+/**
+ * Issue 28 item 14: an empty password (stdin at its end, `< /dev/null`, or Enter at the prompt) is
+ * refused as such before any procedure runs, instead of reaching login as "email or password is
+ * wrong".
+ */
 async function readPassword(prompt: string): Promise<string> {
+  const password = await readPasswordText(prompt);
+  if (password === '') throw new CliError('password: no password given; set CAIRN_PASSWORD, pipe the password on standard input, or run in a terminal to be asked for it');
+  return password;
+}
+
+async function readPasswordText(prompt: string): Promise<string> {
   if (process.env.CAIRN_PASSWORD) return process.env.CAIRN_PASSWORD;
   if (!process.stdin.isTTY) {
     let data = '';
@@ -113,6 +134,8 @@ async function run(argv: string[], deps: Deps): Promise<void> {
       name: { type: 'string', default: 'cli' },
       help: { type: 'boolean', short: 'h' },
       deny: { type: 'boolean', default: false },
+      'confirm-other-network': { type: 'boolean', default: false },
+      audience: { type: 'string' },
     },
   });
   if (positionals[0] === 'approve' && positionals.length === 2) return approveCommand(deps, positionals[1]!, values);
@@ -141,9 +164,12 @@ async function run(argv: string[], deps: Deps): Promise<void> {
       return;
     }
     case 'token create': {
+      // DECISIONS §8: `--audience dav` makes an app password, which takes no scopes.
+      const audience = values.audience;
       const input = check(CreateKeyInput, {
         name: values.name,
-        scopes: need(values.scopes, 'scopes').split(',').map((s) => s.trim()).filter(Boolean),
+        ...(audience !== undefined ? { audience } : {}),
+        ...(audience === 'dav' ? {} : { scopes: need(values.scopes, 'scopes').split(',').map((s) => s.trim()).filter(Boolean) }),
         // A number when it reads as one, so "7" is refused by the schema's rule (30|90|180|365), not as a string.
         expiresInDays: /^\d+$/.test(values.days) ? Number(values.days) : values.days,
       });
@@ -159,6 +185,10 @@ async function run(argv: string[], deps: Deps): Promise<void> {
       }
       return;
     }
+    case 'reseal':
+      // Issue 29 (docs/sealed-format.md): every v1 value of the account re-sealed as v2.
+      await resealCommand(deps, need(values.email, 'email'), readPassword);
+      return;
     default:
       throw new CliError(`unknown command "${cmd}"\n\n${USAGE}`);
   }
@@ -166,23 +196,32 @@ async function run(argv: string[], deps: Deps): Promise<void> {
 
 /**
  * `approve <code>`: the trusted-device side of OAuth (DECISIONS §7) from a terminal. It signs in
- * (a first-party session, ended afterwards), shows what the app asks for (callback first, the
- * name as unverified) and approves through the same procedures as POST /v1/approvals/{code}/approve.
+ * (a first-party session, ended afterwards), shows where and when the request started, what the
+ * app asks for (the name as unverified) and the warning, and approves through the same
+ * procedures as POST /v1/approvals/{code}/approve.
  */
-async function approveCommand(deps: Deps, code: string, values: { email?: string | undefined; scopes?: string | undefined; deny?: boolean | undefined }): Promise<void> {
+async function approveCommand(deps: Deps, code: string, values: { email?: string | undefined; scopes?: string | undefined; deny?: boolean | undefined; 'confirm-other-network'?: boolean | undefined }): Promise<void> {
   const email = need(values.email, 'email');
   const session = await caller(deps).auth.login({ email, password: await readPassword('Password: ') });
   const api = caller(deps, session.token);
   try {
     const req = await api.approvals.get({ code });
-    console.error(`Callback:  ${req.redirectUri}\nApp:       ${req.client.name} (unverified name)\nRequested: ${req.scopes.join(' ')}`);
+    // Issue 28 item 1 (docs/oauth.md "Approval phishing"): where and when it started, and the
+    // warning. The CLI runs on the server's own machine, so its network is loopback.
+    console.error(`Started:   ${req.startedFrom.summary}\nCallback:  ${req.redirectUri}\nApp:       ${req.client.name} (unverified name)\nRequested: ${req.scopes.join(' ')}\n\n${req.warning}\n`);
     if (values.deny) {
       await api.approvals.deny({ code });
       console.log('denied');
       return;
     }
+    if (req.confirmOtherNetworkRequired && !values['confirm-other-network']) {
+      throw new CliError(
+        `This request was started from another network (${req.startedFrom.network}) than this machine. If someone gave you this code, deny it (--deny).\n` +
+          'Approve only if you started it yourself on that network: run again with --confirm-other-network.',
+      );
+    }
     const scopes = values.scopes ? values.scopes.split(',').map((s) => s.trim()).filter(Boolean) : req.scopes;
-    const out = await api.approvals.approve({ code, scopes: scopes as typeof req.scopes });
+    const out = await api.approvals.approve({ code, scopes: scopes as typeof req.scopes, ...(values['confirm-other-network'] ? { confirmOtherNetwork: true } : {}) });
     console.log(`approved: ${out.scopes.join(' ')}`);
   } finally {
     await api.auth.logout();
@@ -191,17 +230,14 @@ async function approveCommand(deps: Deps, code: string, values: { email?: string
 
 async function main(): Promise<void> {
   // Issue 11.5: the CLI may be the first to create DATA_DIR and cairn.db; they are private, as
-  // the server makes them (db/client.ts creates the directory 0700; this umask makes files 0600).
+  // the server makes them (server/startup.ts creates the directory 0700; this umask makes files 0600).
   process.umask(0o077);
   const config = loadConfig();
-  const db = openDb(config.dbFile, { durability: config.durability });
-  const deps: Deps = {
-    db,
-    config,
-    keys: deriveServerKeys(loadMasterKey(config.dataDir, config.masterKeyHex)),
-    clock: systemClock,
-    log: createLogger('silent'),
-  };
+  // The server's own checks (issue 28 items 8 and 9): a wrong master key or an unusable DATA_DIR
+  // is refused here too, before anything is created, rather than making a second account.
+  const { db, keys, warnings } = openData(config);
+  for (const w of warnings) console.error(`warning: ${w}`);
+  const deps: Deps = { db, config, keys, clock: systemClock, log: createLogger('silent') };
   try {
     await run(process.argv.slice(2), deps);
   } finally {

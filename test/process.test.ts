@@ -77,6 +77,14 @@ describe('entry points', () => {
     // Issue 11: neither `user add` nor `token create` leaves a session behind; the token has its
     // own wrap of the data key, so it works without one (the server test below uses it).
     expect(credentialKinds()).toEqual({ pat: 1 });
+    // DECISIONS §8: an app password for CalDAV clients (no scopes given) and a token for /mcp.
+    const appPassword = cli(['token', 'create', '--email', 'proc@example.test', '--audience', 'dav', '--name', 'my phone'], 'process password 1');
+    expect(appPassword.status, appPassword.stderr).toBe(0);
+    expect(JSON.parse(appPassword.stdout)).toMatchObject({ name: 'my phone', audience: 'dav', scopes: ['todos:read', 'todos:write', 'containers:read', 'containers:write'] });
+    const mcp = cli(['token', 'create', '--email', 'proc@example.test', '--audience', 'mcp', '--scopes', 'todos:read'], 'process password 1');
+    expect(mcp.status, mcp.stderr).toBe(0);
+    expect(JSON.parse(mcp.stdout)).toMatchObject({ audience: 'mcp', scopes: ['todos:read'] });
+    expect(credentialKinds()).toEqual({ pat: 3 });
   });
 
   // Issue 13 item 1: the rules of POST /v1/auth/register (one schema), refusals as sentences.
@@ -152,7 +160,7 @@ describe('npm start (issue 13 items 3 and 4)', () => {
   // then say where it listens; SIGTERM to the pid a supervisor started (npm's) stops the server.
   it('says it is building, prints one listening line, and stops on SIGTERM to the npm pid; so does the cairn bin', async () => {
     const copy = mkdtempSync(path.join(tmpdir(), 'cairn-start-'));
-    for (const entry of ['server', 'core', 'routers', 'db', 'rest', 'client', 'console', 'scripts', 'bin', 'package.json', 'tsconfig.json', 'tsconfig.build.json']) {
+    for (const entry of ['server', 'core', 'dav', 'mcp', 'routers', 'db', 'rest', 'client', 'console', 'scripts', 'bin', 'package.json', 'tsconfig.json', 'tsconfig.build.json']) {
       cpSync(path.join(root, entry), path.join(copy, entry), { recursive: true });
     }
     symlinkSync(path.join(root, 'node_modules'), path.join(copy, 'node_modules'));

@@ -1,6 +1,7 @@
 // CSPRNG bytes cut from a pooled buffer: one randomFillSync per few hundred uses instead of a
 // randomBytes call each (a measurable share of a small request, docs/performance.md). Every byte
-// is handed out once. Used for request and event ids and for AES-GCM nonces.
+// is handed out once. Used for request and event ids and for the nonces of sealed values (24 bytes
+// each: core/crypto/seal.ts).
 import { randomFillSync } from 'node:crypto';
 
 const pool = Buffer.alloc(8192);

@@ -34,7 +34,7 @@ export const attachments = sqliteTable(
 );
 
 /**
- * The bytes of a file attachment, one AES-256-GCM seal per 64 KiB chunk (docs/security.md
+ * The bytes of a file attachment, one seal per 64 KiB chunk (docs/security.md
  * "Attachment files"). Chunks are written while the upload streams, before the attachment row
  * exists, so there is no foreign key to `attachments`: the upload's staging row below owns them
  * until the final transaction inserts the attachment, and every removal of an attachment deletes

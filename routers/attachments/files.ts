@@ -1,5 +1,5 @@
 // File attachments (spec §4.9, DECISIONS §3, §4, §6; docs/security.md "Attachment files"). The
-// bytes are sealed in chunks of LIMITS.fileChunkBytes, each its own AES-256-GCM seal under the
+// bytes are sealed in chunks of LIMITS.fileChunkBytes, each its own seal (docs/sealed-format.md) under the
 // user's data key, its AAD binding the user, the attachment id, the chunk index and whether it is
 // the last chunk: a chunk moved to another place, to another file, or a file cut short fails to
 // open. Chunks live in SQLite (`attachment_chunks`).

@@ -10,6 +10,7 @@ import { hmacSha256 } from '../../core/crypto/secrets.js';
 import { newDataKey, unwrapDataKey, wrapDataKey } from '../../core/crypto/keywrap.js';
 import { decoyRecord, hashPassword, verifyPassword, type PasswordRecord } from '../../core/crypto/password.js';
 import { openJson, rowAad, sealJson } from '../../core/crypto/seal.js';
+import { resealV1Targets } from '../webhooks/v1-targets.js';
 import {
   assertCredentialLive,
   deleteCredential,
@@ -209,6 +210,9 @@ export async function rotateKey(deps: Deps, principal: Principal, input: { passw
     (tx) => {
       assertUnchanged(deps, tx, principal, row);
       resealUser(deps.db.$client, principal.userId, principal.dek, newDek);
+      // Issue 29: webhook targets (under a server key) still in format v1 become v2 too, so a
+      // rotation leaves nothing of the account in v1 (docs/sealed-format.md).
+      resealV1Targets(deps, principal.userId);
       tx.update(users)
         .set({ pwWrappedKey: wrapDataKey(kek, principal.userId, PASSWORD_PURPOSE, newDek), updatedAt: now })
         .where(eq(users.id, principal.userId))

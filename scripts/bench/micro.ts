@@ -21,7 +21,8 @@ import { createCallerFactory, createContextInner } from '../../routers/trpc.js';
 import { authenticate, PAT_PREFIX, wrapPurpose } from '../../routers/auth/credentials.js';
 import { credentialKek, unwrapDataKey } from '../../core/crypto/keywrap.js';
 import { fromB64u, sha256 } from '../../core/crypto/secrets.js';
-import { openJson, rowAad } from '../../core/crypto/seal.js';
+import { open, openJson, rowAad, seal } from '../../core/crypto/seal.js';
+import { sealV1 } from '../../core/crypto/seal-v1.js';
 import superjson from 'superjson';
 import { median } from './stats.js';
 import { accessLogger } from '../../core/logger.js';
@@ -99,6 +100,13 @@ async function listen(handler: Parameters<typeof createServer>[1]): Promise<{ se
   return { server, port: (server.address() as AddressInfo).port };
 }
 
+/** A to-do's sealed content of exactly 290 bytes (the size issue 29's figures were taken at). */
+function row290(): Buffer {
+  const base = { title: 'Renew the passport before the summer trip', notes: '', whenDate: '2026-11-23', deadline: null, priority: 'high', tags: ['errands'], checklist: [{ title: 'photos', done: false }] };
+  const pad = 290 - Buffer.byteLength(JSON.stringify(base));
+  return Buffer.from(JSON.stringify({ ...base, notes: 'n'.repeat(pad) }), 'utf8');
+}
+
 async function main(): Promise<void> {
   const token = process.env.BENCH_TOKEN!;
   const config = loadConfig();
@@ -138,11 +146,11 @@ async function main(): Promise<void> {
   const op = (name: string, fn: () => unknown): Op => ({ name, fn, rounds: [] });
   const ops = {
     lookup: op('token lookup: SHA-256 + SELECT credential', () => db.select().from(schema.credentials).where(eq(schema.credentials.secretHash, sha256(secret))).get()),
-    unwrap: op('key unwrap: HKDF + AES-GCM open of the data key', () => unwrapDataKey(credentialKek(secret, cred.kind), cred.userId, wrapPurpose(cred.id), cred.wrappedKey!)),
+    unwrap: op('key unwrap: HKDF + open of the data key (its wrap)', () => unwrapDataKey(credentialKek(secret, cred.kind), cred.userId, wrapPurpose(cred.id), cred.wrappedKey!)),
     authAll: op('authenticate() as a whole', () => authenticate(deps, auth)),
     select: op(`row read: SELECT one ${resource} row (drizzle)`, () => db.select().from(table).where(and(eq(table.userId, principal.userId), eq(table.id, id))).get()),
     selectRaw: op(`the same row read, statement prepared once (better-sqlite3)`, () => rawSelect.get(principal.userId, id)),
-    decrypt: op('decrypt: AES-GCM open + JSON.parse of the row', () => openJson(principal.dek, rowAad(principal.userId, resource, row.id), row.sealed)),
+    decrypt: op('decrypt: open + JSON.parse of the row', () => openJson(principal.dek, rowAad(principal.userId, resource, row.id), row.sealed)),
     proc: op(`tRPC caller: ${resource}.get in-process (auth + middleware + zod + model)`, () => caller()[resource].get({ id })),
     http: op('HTTP round trip, bare node:http, same process (client + server)', () => get(bare.port, '/', {})),
     rest: op(`HTTP GET /v1/${resource}/{id}, log silent`, () => get(silent.port, `/v1/${resource}/${id}`, headers)),
@@ -151,6 +159,19 @@ async function main(): Promise<void> {
   };
   // The layer budget (issue 12): each layer of a read and a write called on its own.
   const layerOps: Op[] = [];
+  // The two sealed formats side by side (issue 29, docs/sealed-format.md): open and seal of a
+  // 290-byte row under the user's data key and a to-do's AAD, each through core/crypto/seal.ts as
+  // served (a v1 blob opens there too); v1's seal is the kept v1 code (core/crypto/seal-v1.ts).
+  const fmtAad = rowAad(principal.userId, 'todos', id);
+  const fmtRow = row290();
+  const v1Blob = sealV1(principal.dek, fmtAad, fmtRow);
+  const v2Blob = seal(principal.dek, fmtAad, fmtRow);
+  layerOps.push(
+    op('sealed format v1 (AES-256-GCM, node:crypto): open a 290-byte row', () => open(principal.dek, fmtAad, v1Blob)),
+    op('sealed format v2 (XChaCha20-Poly1305, libsodium): open a 290-byte row', () => open(principal.dek, fmtAad, v2Blob)),
+    op('sealed format v1 (AES-256-GCM, node:crypto): seal a 290-byte row', () => sealV1(principal.dek, fmtAad, fmtRow)),
+    op('sealed format v2 (XChaCha20-Poly1305, libsodium): seal a 290-byte row', () => seal(principal.dek, fmtAad, fmtRow)),
+  );
   if (useTodos) {
     const get = PROCEDURES['todos.get']!;
     const list = PROCEDURES['todos.list']!;
@@ -180,7 +201,7 @@ async function main(): Promise<void> {
       op('auth: bearer parse + the one SHA-256', () => parseBearerHeader(auth)),
       op('auth: credential SELECT by hash', () => byHash.get(hash)),
       op('auth: HKDF (key-encryption key)', () => credentialKek(secret, cred.kind)),
-      op('auth: AES-GCM unwrap of the data key', () => unwrapDataKey(kek, cred.userId, wrapPurpose(cred.id), cred.wrappedKey!)),
+      op('auth: unwrap of the data key (open of its wrap)', () => unwrapDataKey(kek, cred.userId, wrapPurpose(cred.id), cred.wrappedKey!)),
       op('auth: authenticate() whole', () => authenticate(deps, auth)),
       op('rate bucket hit (credential)', () => limiter.hit([{ name: 'credential', subject }])),
       op('model: getTodo (row, open, tags, shape)', () => getTodo(deps, principal, id)),
@@ -195,7 +216,7 @@ async function main(): Promise<void> {
       op('JSON.stringify (page of 50)', () => JSON.stringify(page)),
       op('superjson.serialize (page of 50)', () => superjson.serialize(page)),
       op('serializeAnswer (page of 50, /trpc as served)', () => serializeAnswer(page)),
-      op('seal one to-do (JSON + AES-GCM)', () => sealJson(principal.dek, rowAad(principal.userId, 'todos', id), todo)),
+      op('seal one to-do (JSON + seal)', () => sealJson(principal.dek, rowAad(principal.userId, 'todos', id), todo)),
       op('write: PATCH model in its IMMEDIATE transaction, commit included', () => runWrite(writeCtx(), () => updateTodo(deps, principal, { id, title: `micro ${n++}` }))),
     );
   }
@@ -208,10 +229,10 @@ async function main(): Promise<void> {
 
   const split: MicroRow[] = [
     { name: 'token lookup (SHA-256 + SELECT)', usPerOp: lookup },
-    { name: 'key unwrap (HKDF + AES-GCM)', usPerOp: unwrap },
+    { name: 'key unwrap (HKDF + open)', usPerOp: unwrap },
     { name: 'rest of authentication (parse, scopes)', usPerOp: authAll - lookup - unwrap },
     { name: 'row read (SELECT)', usPerOp: select },
-    { name: 'decrypt (AES-GCM + JSON.parse)', usPerOp: decrypt },
+    { name: 'decrypt (open + JSON.parse)', usPerOp: decrypt },
     { name: 'rest of the procedure: middleware (rate limits, idempotency), zod in/out, tag lookup, shaping', usPerOp: proc - authAll - select - decrypt },
     { name: 'HTTP layer: request setup, edge bucket, /v1 dispatch (rest/v1.ts), JSON out, and the client side of fetch', usPerOp: rest - proc - http },
     { name: 'HTTP stack, both ends (bare node:http round trip)', usPerOp: http },

@@ -1,4 +1,4 @@
-// core/crypto/random-pool.ts hands out pooled CSPRNG bytes (request/event ids, AES-GCM nonces).
+// core/crypto/random-pool.ts hands out pooled CSPRNG bytes (request/event ids, sealing nonces).
 // A byte handed out twice would repeat a nonce under the same key: every slice must be fresh,
 // across refills of the pool too.
 import { describe, expect, it } from 'vitest';

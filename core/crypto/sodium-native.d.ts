@@ -1,0 +1,18 @@
+// The part of sodium-native 5 (libsodium's bindings) that core/crypto/seal.ts uses. A local
+// declaration rather than @types/sodium-native, whose 2.3 typings describe an older API: these
+// signatures are the ones of sodium-native 5.1's index.js (arguments checked there, then handed to
+// libsodium in place, without a copy).
+declare module 'sodium-native' {
+  const sodium: {
+    readonly crypto_aead_xchacha20poly1305_ietf_KEYBYTES: number;
+    readonly crypto_aead_xchacha20poly1305_ietf_NPUBBYTES: number;
+    readonly crypto_aead_xchacha20poly1305_ietf_ABYTES: number;
+    /** Writes ciphertext || tag into `c` (m.byteLength + ABYTES bytes); returns its length. */
+    crypto_aead_xchacha20poly1305_ietf_encrypt(c: Uint8Array, m: Uint8Array, ad: Uint8Array | null, nsec: null, npub: Uint8Array, k: Uint8Array): number;
+    /** Writes the plaintext into `m` (c.byteLength - ABYTES bytes); throws when the tag does not verify. */
+    crypto_aead_xchacha20poly1305_ietf_decrypt(m: Uint8Array, nsec: null, c: Uint8Array, ad: Uint8Array | null, npub: Uint8Array, k: Uint8Array): number;
+    /** Zeroes the buffer in a way the compiler may not optimise away. */
+    sodium_memzero(buf: Uint8Array): void;
+  };
+  export default sodium;
+}
