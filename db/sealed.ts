@@ -2,7 +2,7 @@
 // the at-rest test writes a marker through each. A later resource adds its table here.
 import type Database from 'better-sqlite3';
 import { open, rowAad, seal } from '../core/crypto/seal.js';
-import { idempotencyKeyIndex, tagNameIndex } from '../core/crypto/blind-index.js';
+import { blindIndex, idempotencyKeyIndex, tagNameIndex } from '../core/crypto/blind-index.js';
 
 export type SealedTable = {
   table: string;
@@ -10,8 +10,12 @@ export type SealedTable = {
   userCol: string;
   sealedCol: string;
   /** Columns derived from the plaintext under the data key (blind indexes), recomputed on rotation. */
-  reindex?: (dek: Buffer, plaintext: Buffer) => Record<string, Buffer>;
+  reindex?: (dek: Buffer, plaintext: Buffer) => Record<string, Buffer | null>;
 };
+
+/** CalDAV resource names and UIDs (dav/store.ts) are found by these blind indexes, exact strings. */
+export const davNameIndex = (dek: Buffer, name: string): Buffer => blindIndex(dek, 'dav resource name', name);
+export const davUidIndex = (dek: Buffer, uid: string): Buffer => blindIndex(dek, 'dav uid', uid);
 
 export const SEALED_TABLES: SealedTable[] = [
   { table: 'users', idCol: 'id', userCol: 'id', sealedCol: 'sealed' },
@@ -40,6 +44,19 @@ export const SEALED_TABLES: SealedTable[] = [
   { table: 'webhooks', idCol: 'id', userCol: 'user_id', sealedCol: 'sealed_description' },
   // The sealed per-account to-do index (routers/todo-index/index.ts): one row per chunk.
   { table: 'todo_index_chunks', idCol: 'id', userCol: 'user_id', sealedCol: 'sealed' },
+  // CalDAV (dav/store.ts, dav/sync.ts): a client's resource name, UID and unmodelled properties
+  // (both blind indexes recomputed on rotation), and the sync snapshots behind sync tokens.
+  {
+    table: 'dav_resources',
+    idCol: 'todo_id',
+    userCol: 'user_id',
+    sealedCol: 'sealed',
+    reindex: (dek, plain) => {
+      const s = JSON.parse(plain.toString('utf8')) as { name: string | null; uid: string | null };
+      return { name_index: s.name ? davNameIndex(dek, s.name) : null, uid_index: s.uid ? davUidIndex(dek, s.uid) : null };
+    },
+  },
+  { table: 'dav_sync_snapshots', idCol: 'id', userCol: 'user_id', sealedCol: 'sealed' },
 ];
 
 /**

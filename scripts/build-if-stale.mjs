@@ -6,7 +6,7 @@ import path from 'node:path';
 
 const root = path.resolve(import.meta.dirname, '..');
 const stamp = path.join(root, 'dist', '.tsbuildinfo');
-const sources = ['server', 'core', 'routers', 'db', 'rest', 'client', 'console'];
+const sources = ['server', 'core', 'dav', 'mcp', 'routers', 'db', 'rest', 'client', 'console'];
 
 function newest(dir) {
   let latest = 0;

@@ -11,3 +11,4 @@ export * from './attachments.js';
 export * from './inbox.js';
 export * from './webhooks.js';
 export * from './oauth.js';
+export * from './dav.js';

@@ -14,7 +14,7 @@ import { AppError } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import { LIMITS } from '../../core/config.js';
 import { credentialKek, unwrapDataKey, wrapDataKey } from '../../core/crypto/keywrap.js';
-import { fromB64u, newSecret, sha256, toB64u } from '../../core/crypto/secrets.js';
+import { constantTimeEqual, fromB64u, hmacSha256, newSecret, sha256, toB64u } from '../../core/crypto/secrets.js';
 import { ALL_SCOPES, expandScopes, type Scope } from '../../core/scopes.js';
 import { SealError } from '../../core/crypto/seal.js';
 import { assertOAuthLive, authenticateOAuth, revokeAllGrants } from '../oauth/tokens.js';
@@ -355,4 +355,43 @@ export function credentialIsLive(deps: Deps, p: Principal): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * A presented `Authorization: Basic …` header (the CalDAV door, issue 30 item 1): the user name
+ * (the account's email) and, when the password is a personal token in its canonical spelling, that
+ * token parsed as `parseBearerHeader` would (its rate-limit subject and lookup hash). Anything else
+ * as the password (an account password, an OAuth or session token) leaves `bearer` null.
+ */
+export type BasicCredential = { email: string; bearer: BearerCredential | null };
+
+const BASIC = /^Basic[ ]+([A-Za-z0-9+/]+={0,2})[ ]*$/i;
+
+export function parseBasicHeader(authorization: string | undefined): BasicCredential | null {
+  const m = authorization ? BASIC.exec(authorization) : null;
+  if (!m) return null;
+  const decoded = Buffer.from(m[1]!, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) return null;
+  const password = decoded.slice(colon + 1);
+  const bearer = password.startsWith(PAT_PREFIX) ? parseBearerHeader(`Bearer ${password}`) : null;
+  return { email: decoded.slice(0, colon), bearer: bearer?.patSecret ? bearer : null };
+}
+
+/**
+ * HTTP Basic for the CalDAV door (issue 30 item 1, docs/caldav.md "App passwords"): the password is
+ * a personal token created for the `dav` door, resolved exactly as `authenticate` resolves it with
+ * door `dav` (revoked, expired, rotated-away and other doors' tokens refused before any unwrap), and
+ * the user name must be its owner's email (case-insensitive; compared as the HMAC index under the
+ * server key, in constant time). Account passwords are never accepted here: a scrypt run per
+ * request would be a denial of service. The caller answers a 401 with the Basic challenge.
+ */
+export async function authenticateBasic(deps: Deps, basic: BasicCredential | null): Promise<Principal> {
+  if (!basic) throw unauthorized(deps, 'HTTP Basic credentials are required: your email and an app password.', false);
+  if (!basic.bearer || !basic.bearer.canonical) throw unauthorized(deps, 'The password must be an app password (a personal token created for CalDAV).', true);
+  const principal = await authenticate(deps, `Bearer ${basic.bearer.token}`, basic.bearer, deps.config.publicUrl, 'dav');
+  const row = prepared(deps.db, 'users.emailIndexById.raw', (db) => db.$client.prepare<[string], { emailIndex: Buffer }>('SELECT email_index AS emailIndex FROM users WHERE id = ?')).get(principal.userId);
+  const presented = hmacSha256(deps.keys.emailIndex, basic.email.trim().normalize('NFC').toLowerCase());
+  if (!row || !constantTimeEqual(row.emailIndex, presented)) throw unauthorized(deps, 'The user name is not the email of the app password\'s account.', true);
+  return principal;
 }

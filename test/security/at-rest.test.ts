@@ -125,6 +125,25 @@ describe('sealed at rest', () => {
     const hook = await call(app, 'POST', '/v1/webhooks', { token: u.session, body: { url: `${site.origin}/hook`, events: ['todo.created'], description: `${MARKER} webhook` } });
     expect(hook.status, hook.text).toBe(201);
 
+    // CalDAV (issue 30): an app password's name, a to-do written through /dav under a resource name
+    // and a UID of the client's own, with the marker in its summary, description, categories and an
+    // X- property (kept sealed beside the to-do: dav_resources), and a sync token (a sealed snapshot
+    // of the calendar's membership, which holds the resource name).
+    const davKey = await call(app, 'POST', '/v1/keys', { token: u.session, body: { name: `${MARKER} phone`, expiresInDays: 30, audience: 'dav' } });
+    const davAuth = `Basic ${Buffer.from(`${email}:${davKey.body.token}`).toString('base64')}`;
+    const davHref = `/dav/${u.userId}/standalone/${MARKER}-resource.ics`;
+    const vtodo = ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//test//EN', 'BEGIN:VTODO', `UID:${MARKER}-uid@host`, `SUMMARY:${MARKER} dav summary`, `DESCRIPTION:${MARKER} dav description`, `CATEGORIES:${MARKER} dav category`, `X-CLIENT-THING:${MARKER} dav x-prop`, 'END:VTODO', 'END:VCALENDAR', ''].join('\r\n');
+    const davPut = await fetch(`${app.url}${davHref}`, { method: 'PUT', headers: { authorization: davAuth, 'content-type': 'text/calendar' }, body: vtodo });
+    expect(davPut.status).toBe(201);
+    const davSync = await fetch(`${app.url}/dav/${u.userId}/standalone/`, {
+      method: 'REPORT',
+      headers: { authorization: davAuth, 'content-type': 'application/xml', depth: '1' },
+      body: '<D:sync-collection xmlns:D="DAV:"><D:sync-token/><D:sync-level>1</D:sync-level><D:prop><D:getetag/></D:prop></D:sync-collection>',
+    });
+    expect(await davSync.text()).toContain(`${MARKER}-resource.ics`);
+    const davGet = await fetch(`${app.url}${davHref}`, { headers: { authorization: davAuth } });
+    expect(await davGet.text()).toContain(`X-CLIENT-THING:${MARKER} dav x-prop`);
+
     // Every sealed table got a row from this user (so a new table cannot be forgotten silently).
     for (const t of SEALED_TABLES) {
       const n = app.deps.db.$client.prepare(`SELECT count(*) AS n FROM "${t.table}" WHERE "${t.userCol}" = ? AND "${t.sealedCol}" IS NOT NULL`).get(u.userId) as { n: number };
