@@ -18,7 +18,9 @@ import { AppError } from '../core/errors.js';
 import { createApp } from './app.js';
 import { createV1Handler } from '../rest/v1.js';
 import { createTrpcHandler } from '../rest/trpc.js';
-import { edgeLimit } from '../rest/rate-limit.js';
+import { edgeLimit, rateTrackerOf } from '../rest/rate-limit.js';
+import { createDavHandler, isDavPath } from '../dav/handler.js';
+import { createMcpDoor, isMcpPath } from '../mcp/door.js';
 import { hasDotSegment } from '../rest/paths.js';
 import { corsHeaders, preflight } from '../rest/cors.js';
 import { sendProblem } from '../rest/send.js';
@@ -42,6 +44,8 @@ export function createRequestHandler(deps: Deps): RequestListener {
   const app = createApp(deps);
   const v1 = createV1Handler(deps);
   const trpc = createTrpcHandler(deps);
+  const dav = createDavHandler(deps);
+  const mcp = createMcpDoor(deps);
   const edge = edgeLimit(deps);
   const trust = trustFor(deps);
   const log = accessLogger(deps.log);
@@ -67,6 +71,10 @@ export function createRequestHandler(deps: Deps): RequestListener {
         if (hasDotSegment(url)) {
           return sendProblem(deps, req as Request, res as Response, new AppError('not_found', 'No route matches this path: dot segments (".", "..") are not resolved.'));
         }
+        // The CalDAV door (issue 30, dav/handler.ts): /dav/… and /.well-known/caldav.
+        if (isDavPath(url)) return dav(req, res, { requestId: state.requestId, ip: state.ip, rate: rateTrackerOf(req as Request) });
+        // The MCP door (issue 31, mcp/door.ts): /mcp and /.well-known/oauth-protected-resource/mcp.
+        if (isMcpPath(url)) return mcp(req, res, { requestId: state.requestId, ip: state.ip, rate: rateTrackerOf(req as Request) });
         if (V1.test(url)) return v1(req, res, () => app(req, res));
         if (url.startsWith('/trpc/')) return trpc(req, res, () => app(req, res));
         app(req, res);
