@@ -414,28 +414,7 @@ export function exchangeCode(deps: Deps, client: Client, form: URLSearchParams):
 
 // ---- Grants (/v1/grants) ----------------------------------------------------------------------
 
-export function listGrants(deps: Deps, p: Principal) {
-  const now = deps.clock();
-  const rows = deps.db
-    .select({ g: oauthGrants, clientName: oauthClients.name })
-    .from(oauthGrants)
-    .innerJoin(oauthClients, eq(oauthClients.id, oauthGrants.clientId))
-    .where(and(eq(oauthGrants.userId, p.userId), isNull(oauthGrants.revokedAt), gt(oauthGrants.expiresAt, now)))
-    .orderBy(oauthGrants.createdAt, oauthGrants.id)
-    .limit(500)
-    .all();
-  return {
-    items: rows.map(({ g, clientName }) => ({
-      id: g.id,
-      client: { id: g.clientId, name: clientName, verified: false as const },
-      scopes: JSON.parse(g.scopes) as string[],
-      resource: g.resource,
-      createdAt: iso(g.createdAt),
-      expiresAt: iso(g.expiresAt),
-      lastUsedAt: g.lastUsedAt == null ? null : iso(g.lastUsedAt),
-    })),
-  };
-}
+// Listing lives in ../grants/model.ts (paged like every list); revoking stays here.
 
 export function revokeGrantById(deps: Deps, tx: Tx | Db, p: Principal, id: string): void {
   const g = tx.select({ id: oauthGrants.id }).from(oauthGrants).where(and(eq(oauthGrants.userId, p.userId), eq(oauthGrants.id, id), isNull(oauthGrants.revokedAt))).get();
