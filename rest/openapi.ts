@@ -273,6 +273,43 @@ export function buildOpenApiDocument(publicUrl: string): Json {
       },
     },
   };
+  // Issue 33 (docs/import.md): the streamed export and the raw-body import, plain routes
+  // (rest/export.ts, rest/imports.ts) for first-party sessions only.
+  const importJobSchema = doc.paths['/v1/imports/{id}']?.get?.responses?.['200']?.content?.['application/json']?.schema ?? { type: 'object' };
+  doc.paths['/v1/export'] = {
+    get: {
+      operationId: 'export-download',
+      summary: "Export the whole account, decrypted (first-party sessions only)",
+      description:
+        'Streams every piece of the caller\'s content, opened, as one versioned JSON document (`{"format":"cairn-export","version":1,…}`; its JSON Schema is docs/export-schema.json), files as base64 parts. Written piece by piece, never built whole. `Cache-Control: no-store`. First-party sessions only: personal and OAuth tokens get 403 `forbidden_scope`.',
+      tags: ['export'],
+      security: [{ bearer: [] }],
+      responses: {
+        '200': { description: 'The export document', headers: { ...RATE_HEADERS, 'Content-Disposition': { schema: { type: 'string' } } }, content: { 'application/json': { schema: { type: 'object', properties: { format: { type: 'string', enum: ['cairn-export'] }, version: { type: 'integer', enum: [1] } }, required: ['format', 'version'] } } } },
+        ...authed(['unauthorized', 'forbidden_scope', 'method_not_allowed', 'rate_limited', 'account_too_large', 'internal']),
+      },
+    },
+  };
+  doc.paths['/v1/imports'] = {
+    post: {
+      operationId: 'imports-start',
+      summary: 'Import a file into the account as a job (first-party sessions only)',
+      description:
+        'The request body is the file: a Cairn export, a Todoist project CSV, a Things 3 `main.sqlite` or an `.ics` file of VTODOs (`source`). It is read and planned in the request (a file that is not what `source` says is 422), then imported through the models as a job: 202 with the job and `Location: /v1/imports/{id}`, whose status GET /v1/imports/{id} reads. Idempotent by source id: re-running an import creates only what is missing. `dryRun=true` reports what would be created and what could not be mapped, writing nothing. One running job per account (409). At most `CAIRN_MAX_IMPORT_BYTES` (413). docs/import.md.',
+      tags: ['imports'],
+      security: [{ bearer: [] }],
+      parameters: [
+        { name: 'source', in: 'query', required: true, schema: { type: 'string', enum: ['cairn', 'todoist', 'things', 'ics'] } },
+        { name: 'dryRun', in: 'query', required: false, schema: { type: 'string', enum: ['true', 'false'] } },
+        { name: 'name', in: 'query', required: false, schema: { type: 'string', minLength: 1, maxLength: 200 } },
+      ],
+      requestBody: { required: true, content: { '*/*': { schema: { type: 'string', format: 'binary' } } } },
+      responses: {
+        '202': { description: 'The import job', headers: { ...RATE_HEADERS, Location: { schema: { type: 'string' } } }, content: { 'application/json': { schema: importJobSchema } } },
+        ...authed(['unauthorized', 'forbidden_scope', 'conflict', 'method_not_allowed', 'payload_too_large', 'validation_failed', 'rate_limited', 'internal']),
+      },
+    },
+  };
   dropUnusedComponents(doc);
   return doc;
 }

@@ -21,6 +21,7 @@ import { inboxRouter } from './inbox/router.js';
 import { webhooksRouter } from './webhooks/router.js';
 import { approvalsRouter } from './approvals/router.js';
 import { grantsRouter } from './grants/router.js';
+import { importsRouter } from './imports/router.js';
 
 export const appRouter = router({
   auth: authRouter,
@@ -44,6 +45,7 @@ export const appRouter = router({
   webhooks: webhooksRouter,
   approvals: approvalsRouter,
   grants: grantsRouter,
+  imports: importsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -8,6 +8,9 @@ import { loadConfig } from '../core/config.js';
 import { closeDb } from '../db/client.js';
 import { openData } from './startup.js';
 import { resealCommand } from './cli-reseal.js';
+import { backupCommand, BACKUP_USAGE } from './cli-backup.js';
+import { exportCommand } from './cli-export.js';
+import { importCommand } from './cli-import.js';
 import { createLogger } from '../core/logger.js';
 import { systemClock } from '../core/clock.js';
 import type { Deps } from '../routers/deps.js';
@@ -31,6 +34,11 @@ Commands:
                                            granted the to-do and container scopes)
   token create --email <email> --audience mcp --scopes <a,b> [--days …] [--name <name>]
                                            create a token for an assistant at /mcp (docs/mcp.md)
+  export --email <email> [--out <file>]    every piece of the account's content, decrypted, as the
+                                           versioned JSON of GET /v1/export (docs/import.md)
+  import <file> --email <email> --from cairn|todoist|things|ics [--dry-run] [--name <name>]
+                                           import a Cairn export, a Todoist CSV, a Things 3
+                                           main.sqlite or an .ics file (docs/import.md)
   reseal --email <email>                   re-seal the account's values still in sealed format v1
                                            as v2, beside a running server (docs/sealed-format.md)
   approve <code> --email <email> [--scopes <a,b>] [--deny] [--confirm-other-network]
@@ -39,7 +47,9 @@ Commands:
                                            a request started from another network than this
                                            machine needs --confirm-other-network
 
-Environment: DATA_DIR (default ./data), CAIRN_MASTER_KEY, CAIRN_PASSWORD.`;
+Environment: DATA_DIR (default ./data), CAIRN_MASTER_KEY, CAIRN_PASSWORD.
+
+${BACKUP_USAGE}`;
 
 /**
  * Issue 28 item 14: an empty password (stdin at its end, `< /dev/null`, or Enter at the prompt) is
@@ -136,9 +146,23 @@ async function run(argv: string[], deps: Deps): Promise<void> {
       deny: { type: 'boolean', default: false },
       'confirm-other-network': { type: 'boolean', default: false },
       audience: { type: 'string' },
+      out: { type: 'string' },
+      from: { type: 'string' },
+      'dry-run': { type: 'boolean', default: false },
     },
   });
   if (positionals[0] === 'approve' && positionals.length === 2) return approveCommand(deps, positionals[1]!, values);
+  if (positionals[0] === 'import' && positionals.length === 2) {
+    // Issue 33 item 3 (docs/import.md). `--name` defaults to 'cli' for tokens; for an import it
+    // names the project a Todoist CSV becomes, so it is passed only when given.
+    await importCommand(deps, need(values.email, 'email'), readPassword, {
+      source: need(values.from, 'from'),
+      file: positionals[1]!,
+      dryRun: values['dry-run'],
+      name: argv.includes('--name') ? values.name : undefined,
+    });
+    return;
+  }
   const cmd = positionals.join(' ');
   if (values.help || !cmd) {
     console.log(USAGE);
@@ -185,6 +209,10 @@ async function run(argv: string[], deps: Deps): Promise<void> {
       }
       return;
     }
+    case 'export':
+      // Issue 33 item 2 (docs/import.md): the same stream as GET /v1/export.
+      await exportCommand(deps, need(values.email, 'email'), readPassword, { out: values.out });
+      return;
     case 'reseal':
       // Issue 29 (docs/sealed-format.md): every v1 value of the account re-sealed as v2.
       await resealCommand(deps, need(values.email, 'email'), readPassword);
@@ -232,6 +260,13 @@ async function main(): Promise<void> {
   // Issue 11.5: the CLI may be the first to create DATA_DIR and cairn.db; they are private, as
   // the server makes them (server/startup.ts creates the directory 0700; this umask makes files 0600).
   process.umask(0o077);
+  const argv = process.argv.slice(2);
+  // Issue 33 (docs/operations.md "Backups"): a restore must not open, let alone migrate, the
+  // DATA_DIR it replaces; a backup reads through its own read-only connection.
+  if (argv[0] === 'backup' || argv[0] === 'restore') {
+    process.exitCode = await backupCommand(argv, { readPassword });
+    return;
+  }
   const config = loadConfig();
   // The server's own checks (issue 28 items 8 and 9): a wrong master key or an unusable DATA_DIR
   // is refused here too, before anything is created, rather than making a second account.
@@ -239,7 +274,7 @@ async function main(): Promise<void> {
   for (const w of warnings) console.error(`warning: ${w}`);
   const deps: Deps = { db, config, keys, clock: systemClock, log: createLogger('silent') };
   try {
-    await run(process.argv.slice(2), deps);
+    await run(argv, deps);
   } finally {
     closeDb(db);
   }

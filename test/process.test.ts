@@ -2,7 +2,7 @@
 // a fresh DATA_DIR (generating the master key, mode 0600), answers /healthz, and shuts down cleanly
 // on SIGTERM; the CLI creates users and tokens that the server accepts.
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, statSync, existsSync, symlinkSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, statSync, existsSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { connect } from 'node:net';
@@ -84,6 +84,15 @@ describe('entry points', () => {
     const mcp = cli(['token', 'create', '--email', 'proc@example.test', '--audience', 'mcp', '--scopes', 'todos:read'], 'process password 1');
     expect(mcp.status, mcp.stderr).toBe(0);
     expect(JSON.parse(mcp.stdout)).toMatchObject({ audience: 'mcp', scopes: ['todos:read'] });
+    expect(credentialKinds()).toEqual({ pat: 3 });
+    // Issue 33: `export` and `import` are wired into the CLI (docs/import.md).
+    const exported = cli(['export', '--email', 'proc@example.test'], 'process password 1');
+    expect(exported.status, exported.stderr).toBe(0);
+    expect(JSON.parse(exported.stdout)).toMatchObject({ format: 'cairn-export', version: 1 });
+    const file = path.join(dataDir, 'export.json');
+    writeFileSync(file, exported.stdout);
+    const dry = cli(['import', file, '--email', 'proc@example.test', '--from', 'cairn', '--dry-run'], 'process password 1');
+    expect(dry.status, dry.stderr).toBe(0);
     expect(credentialKinds()).toEqual({ pat: 3 });
   });
 

@@ -12,3 +12,4 @@ export * from './inbox.js';
 export * from './webhooks.js';
 export * from './oauth.js';
 export * from './dav.js';
+export * from './imports.js';

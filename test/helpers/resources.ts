@@ -137,6 +137,14 @@ export const RESOURCES: Record<string, Creator> = {
         'file',
       )
     ).body.id,
+  // `/v1/imports/{id}` (issue 33): an import job (first-party sessions only), a one-task Todoist CSV.
+  imports: async (app, o, m) =>
+    (
+      await ok(
+        call(app, 'POST', `/v1/imports?source=todoist&name=${encodeURIComponent(`import ${m}`)}`, { token: o.session, rawBody: `TYPE,CONTENT,PRIORITY,INDENT\ntask,imported ${m},4,1\n` }),
+        'import',
+      )
+    ).body.id,
   // A subscription to every event type at a loopback URL (WEBHOOK_TARGET) whose path carries the
   // marker; its secret (shown once) is kept on the owner for the secrets scan.
   webhooks: async (app, o, m) => {

@@ -21,6 +21,7 @@ export const NOT_SEALED: Record<string, string> = {
   'oauth_tokens.secret_hash': 'SHA-256 of the token secret',
   'dav_resources.name_index': 'blind index (HMAC under a key from the data key)',
   'dav_resources.uid_index': 'blind index (HMAC under a key from the data key)',
+  'import_links.source_index': 'blind index of (source, kind, source id) (HMAC under a key from the data key)',
 };
 
 /** `table.column` of every BLOB column in the schema. */

@@ -54,7 +54,7 @@ describe('OpenAPI document', () => {
 
   it('documents no route the server does not serve', () => {
     const served = new Set(REST_ROUTES.map((r) => `${r.method.toLowerCase()} ${r.path}`));
-    const plain = new Set(['get /healthz', 'get /.well-known/oauth-protected-resource', 'get /.well-known/oauth-authorization-server', 'get /errors/{code}', 'get /errors', 'get /openapi.json', 'post /v1/attachments/files', 'post /v1/inbox/files', 'get /v1/attachments/{id}/file']);
+    const plain = new Set(['get /healthz', 'get /.well-known/oauth-protected-resource', 'get /.well-known/oauth-authorization-server', 'get /errors/{code}', 'get /errors', 'get /openapi.json', 'post /v1/attachments/files', 'post /v1/inbox/files', 'get /v1/attachments/{id}/file', 'get /v1/export', 'post /v1/imports']);
     for (const [path, ops] of Object.entries(doc.paths as Record<string, object>)) {
       for (const m of Object.keys(ops)) {
         const key = `${m} ${path}`;
