@@ -12,8 +12,6 @@ import { routeLimit } from './rate-limit.js';
 import { sendProblem } from './send.js';
 import { OAuthError, refreshGrant } from '../routers/oauth/tokens.js';
 import * as m from '../routers/oauth/model.js';
-import { CONSOLE_HTML } from './console/page.js';
-import { consoleScript } from './console/bundle.js';
 import { AUTHORIZE_JS, FAVICON_ICO, OAUTH_CSP, OAUTH_CSS, authorizePage, errorPageHtml } from './oauth-pages.js';
 import { requestState } from './state.js';
 import { boundUserAgent } from '../routers/oauth/request-context.js';
@@ -107,15 +105,7 @@ export function oauthRoutes(deps: Deps): Router {
     res.type('application/javascript').send(AUTHORIZE_JS);
   });
 
-  // The first-party console (rest/console/, console/main.ts): same CSP as the authorize page.
-  r.get('/app', (_req, res) => {
-    pageHeaders(res);
-    res.type('html').send(CONSOLE_HTML);
-  });
-  r.get('/app/app.js', (_req, res) => {
-    res.setHeader('X-Content-Type-Options', 'nosniff');
-    res.type('application/javascript').send(consoleScript());
-  });
+  // /app is the web app (app/serve.ts, docs/app.md): the console's features are in its Settings.
 
   r.post('/oauth/register', routeLimit(deps, 'oauthRegister'), express.json({ limit: '16kb', type: () => true }), (req, res) => {
     const body = req.body as unknown;

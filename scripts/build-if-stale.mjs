@@ -6,7 +6,7 @@ import path from 'node:path';
 
 const root = path.resolve(import.meta.dirname, '..');
 const stamp = path.join(root, 'dist', '.tsbuildinfo');
-const sources = ['server', 'core', 'dav', 'mcp', 'routers', 'db', 'rest', 'client', 'console'];
+const sources = ['server', 'core', 'dav', 'mcp', 'routers', 'db', 'rest', 'client', 'app'];
 
 function newest(dir) {
   let latest = 0;
@@ -14,14 +14,14 @@ function newest(dir) {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const p = path.join(dir, entry.name);
     if (entry.isDirectory()) latest = Math.max(latest, newest(p));
-    else if (p.endsWith('.ts')) latest = Math.max(latest, statSync(p).mtimeMs);
+    else if (/\.(ts|tsx|css)$/.test(p)) latest = Math.max(latest, statSync(p).mtimeMs);
   }
   return latest;
 }
 
-const consoleBundle = path.join(root, 'dist', 'console', 'app.js');
-// The older of the compiled server and the console bundle (either missing: build).
-const built = existsSync(stamp) && existsSync(consoleBundle) ? Math.min(statSync(stamp).mtimeMs, statSync(consoleBundle).mtimeMs) : 0;
+const appBundle = path.join(root, 'dist', 'app', 'main.js');
+// The older of the compiled server and the web app's bundle (either missing: build).
+const built = existsSync(stamp) && existsSync(appBundle) ? Math.min(statSync(stamp).mtimeMs, statSync(appBundle).mtimeMs) : 0;
 const latest = Math.max(
   ...sources.map((s) => newest(path.join(root, s))),
   ...['tsconfig.json', 'tsconfig.build.json', 'package.json'].map((f) => statSync(path.join(root, f)).mtimeMs),
@@ -32,7 +32,7 @@ if (latest > built) {
   const tsc = path.join(root, 'node_modules', 'typescript', 'bin', 'tsc');
   const r = spawnSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
   if (r.status !== 0) process.exit(r.status ?? 1);
-  // The /app console's script (rest/console/bundle.ts).
-  const c = spawnSync(process.execPath, [path.join(root, 'scripts', 'build-console.mjs')], { stdio: 'inherit' });
+  // The web app at /app (app/serve.ts bundles app/src/).
+  const c = spawnSync(process.execPath, [path.join(root, 'scripts', 'build-app.mjs')], { stdio: 'inherit' });
   process.exit(c.status ?? 1);
 }

@@ -16,7 +16,11 @@ import { requestExtras } from '../rest/rate-limit.js';
 import { buildOpenApiDocument } from '../rest/openapi.js';
 import { errorPage, errorIndex } from '../rest/error-pages.js';
 import { captureInboxFile, downloadFile, uploadFile } from '../rest/files.js';
+import { exportAccount } from '../rest/export.js';
+import { startImport } from '../rest/imports.js';
+import { icsPlan } from './import-ics.js';
 import { oauthRoutes } from '../rest/oauth.js';
+import { appRoutes } from '../app/serve.js';
 import { LIMITS } from '../core/config.js';
 import type { Deps } from '../routers/deps.js';
 import { AppError } from '../core/errors.js';
@@ -40,6 +44,9 @@ export function createApp(deps: Deps): express.Express {
   // OAuth 2.1 (rest/oauth.ts): /.well-known discovery (RFC 9728, RFC 8414), /oauth/register,
   // /oauth/authorize (the page and its wait endpoint), /oauth/token.
   app.use(oauthRoutes(deps));
+
+  // The web app at /app (app/serve.ts, docs/app.md) and /.well-known/cairn (is sign-up on).
+  app.use(appRoutes(deps));
 
   // /openapi.json names PUBLIC_URL (a document saved or fed to a generator needs an absolute
   // address); the copy /docs embeds puts the relative `/` first, so "Try it out" calls the origin
@@ -66,6 +73,10 @@ export function createApp(deps: Deps): express.Express {
   app.post('/v1/attachments/files', uploadFile(deps));
   app.post('/v1/inbox/files', captureInboxFile(deps));
   app.get('/v1/attachments/:id/file', downloadFile(deps));
+  // The account export and imports (issue 33; docs/api.md "Export", "Imports"): a streamed answer
+  // and a raw body, so plain routes too. `.ics` is read by the CalDAV door's mapping (server/import-ics.ts).
+  app.get('/v1/export', exportAccount(deps));
+  app.post('/v1/imports', startImport(deps, { ics: icsPlan }));
 
   // First-party TypeScript clients: the same procedures, superjson on the wire.
   const trpc = createExpressMiddleware({

@@ -104,7 +104,7 @@ describe('layering', () => {
     ].join('\n');
     expect(importsIn('core/file.ts', text)).toEqual(['routers/deps.ts', 'db/client.ts', 'core/x.ts', 'core/side.ts', 'rest/v1.ts']);
     expect(importsOf('routers/trpc.ts')).toContain('routers/middleware/idempotency.ts');
-    for (const folder of ['server', 'rest', 'client', 'console', 'routers', 'db', 'core']) expect(sources(folder).length, folder).toBeGreaterThan(0);
+    for (const folder of ['server', 'rest', 'client', 'app', 'routers', 'db', 'core']) expect(sources(folder).length, folder).toBeGreaterThan(0);
   });
 
   it('flags an import that runs up or sideways, and a circle (so the checks below can fail)', () => {

@@ -1,7 +1,7 @@
 // Issue 28 items 1 and 14 in a real browser (chromium via playwright-core, as browser.oauth.test.ts;
 // skipped without a chromium). Two browser contexts on two networks (X-Forwarded-For through a
-// trusted loopback proxy): the attacker's authorize page on 203.0.113.0/24, the victim's console on
-// 198.51.100.0/24. The console shows the warning and where the request started, keeps Approve off
+// trusted loopback proxy): the attacker's authorize page on 203.0.113.0/24, the victim's console (the web
+// app's Settings, app/) on 198.51.100.0/24. It shows the warning and where the request started, keeps Approve off
 // until the other-network box is ticked, and clears #code once decided (a reload shows no error);
 // the authorize page opens the console in a new tab; no page answers a 404 (the favicon).
 import { existsSync, mkdirSync } from 'node:fs';
@@ -86,8 +86,9 @@ describe.skipIf(!executablePath)('approval phishing screens in chromium (issue 2
     expect(await pageB.locator('#approve').isEnabled()).toBe(true);
     await pageB.click('#approve');
     await pageB.locator('#approve-status', { hasText: /^Approved/ }).waitFor();
-    // The decided code left the address bar: a reload looks nothing up and shows no error.
-    expect(new URL(pageB.url()).hash).toBe('');
+    // The decided code left the address bar (the web app keeps its Settings route, #/settings):
+    // a reload looks nothing up and shows no error.
+    expect(new URL(pageB.url()).hash).toBe('#/settings');
     await pageB.reload();
     await pageB.locator('#signed-in').waitFor({ state: 'visible' });
     await pageB.locator('#grants').waitFor({ state: 'attached' });

@@ -97,7 +97,7 @@ describe.skipIf(!executablePath)('authorize page and console in chromium', () =>
     await pageB.selectOption('#new-key-audience', 'dav');
     expect(await pageB.locator('#new-key-scopes').isHidden()).toBe(true);
     await pageB.click('#new-key-create');
-    await pageB.waitForFunction((old) => document.querySelector('#new-key-secret')?.textContent !== old, pat);
+    await pageB.waitForFunction((old) => (globalThis as unknown as { document: { querySelector(s: string): { textContent: string | null } | null } }).document.querySelector('#new-key-secret')?.textContent !== old, pat);
     const appPassword = (await pageB.locator('#new-key-secret').textContent())!;
     expect(appPassword).toMatch(/^cairn_pat_/);
     expect((await call(app, 'GET', '/v1/todos', { token: appPassword })).status).toBe(401);

@@ -190,13 +190,16 @@ describe('approval phishing (issue 28 item 1)', () => {
   });
 
   it('the console shows the warning, where it started and the other-network box, and clears #code once decided', async () => {
+    // The console is the web app's Settings (app/src/Settings.tsx), rendered by its script: the
+    // markup is checked in the browser (browser-phishing.oauth.test.ts); here, the bundle.
     const html = await (await fetch(`${app.url}/app`)).text();
-    for (const id of ['approval-warning', 'approval-started', 'approval-other-network', 'confirm-other-network', 'approval-callback']) expect(html).toContain(`id="${id}"`);
-    expect(html.indexOf('approval-warning')).toBeLessThan(html.indexOf('approval-callback'));
-    const js = await (await fetch(`${app.url}/app/app.js`)).text();
-    // (Boolean checks: a failure should not print the whole bundle.) The browser side of this is in browser-phishing.oauth.test.ts.
+    const src = /<script src="(\/app\/assets\/app\.[0-9a-f]{12}\.js)"/.exec(html)![1]!;
+    const js = await (await fetch(`${app.url}${src}`)).text();
+    // (Boolean checks: a failure should not print the whole bundle.)
+    for (const id of ['approval-warning', 'approval-started', 'approval-other-network', 'confirm-other-network', 'approval-callback']) expect(js.includes(`"${id}"`)).toBe(true);
+    expect(js.indexOf('"approval-warning"')).toBeLessThan(js.indexOf('"approval-callback"'));
     expect(js.includes('confirmOtherNetwork')).toBe(true);
-    expect(/history\.replaceState\(null,\s*["']["'],\s*location\.pathname\s*\+\s*location\.search\)/.test(js)).toBe(true);
+    expect(/history\.replaceState\(null,\s*["']["'],\s*`\$\{location\.pathname\}#\/settings`\)/.test(js)).toBe(true);
   });
 });
 

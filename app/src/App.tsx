@@ -1,0 +1,349 @@
+// The shell: signed out, the sign-in (and, when sign-up is on, register) form; signed in, the
+// sidebar (a navigation landmark), the search box, the current view, the shortcuts. Routing is the
+// URL's fragment (`#/today`, `#/project/<id>`, `#/settings`), so a reload stays on its view; the
+// authorize page's `#code=123456789` opens Settings at the approval of that code.
+import { useEffect, useMemo, useRef, useState, useSyncExternalStore, type FormEvent } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, getToken, message, onToken, setToken, localToday, status } from './api.js';
+import { useLive } from './live.js';
+import { Views, isTyping, type Route } from './views.js';
+import { Settings } from './Settings.js';
+
+export function parseRoute(hash: string): Route {
+  const h = hash.replace(/^#\/?/, '');
+  if (/^code=\d/.test(h)) return { view: 'settings' };
+  const [view, arg] = h.split('/');
+  switch (view) {
+    case 'inbox': case 'today': case 'upcoming': case 'anytime': case 'someday': case 'logbook': case 'trash': case 'settings':
+      return { view };
+    case 'project': case 'area':
+      return arg ? { view, id: decodeURIComponent(arg) } : { view: 'today' };
+    case 'search':
+      return { view: 'search', q: decodeURIComponent(arg ?? '') };
+    default:
+      return { view: 'today' };
+  }
+}
+
+function useHash(): string {
+  return useSyncExternalStore(
+    (cb) => {
+      addEventListener('hashchange', cb);
+      return () => removeEventListener('hashchange', cb);
+    },
+    () => location.hash,
+  );
+}
+
+function useOnline(): boolean {
+  return useSyncExternalStore(
+    (cb) => {
+      addEventListener('online', cb);
+      addEventListener('offline', cb);
+      return () => {
+        removeEventListener('online', cb);
+        removeEventListener('offline', cb);
+      };
+    },
+    () => navigator.onLine,
+  );
+}
+
+export function App() {
+  const token = useSyncExternalStore(onToken, getToken);
+  const online = useOnline();
+  return (
+    <>
+      {!online && <p role="status" className="offline">You are offline: changes cannot be saved until the connection is back.</p>}
+      {token ? <SignedIn /> : <SignIn />}
+    </>
+  );
+}
+
+function SignIn() {
+  const [error, setError] = useState('');
+  // Public (docs/app.md "Sign-up"): whether this server takes new accounts.
+  const info = useQuery({
+    queryKey: ['well-known'],
+    queryFn: async () => (await (await fetch('/.well-known/cairn', { headers: { accept: 'application/json' } })).json()) as { signup: boolean },
+  });
+  const email = useRef<HTMLInputElement>(null);
+  const password = useRef<HTMLInputElement>(null);
+  const signIn = useMutation({
+    mutationFn: (v: { email: string; password: string }) => api.auth.login.mutate(v),
+    onSuccess: (s) => setToken(s.token),
+    onError: (e) => setError(message(e)),
+  });
+  const register = useMutation({
+    mutationFn: (v: { email: string; password: string }) => api.auth.register.mutate(v),
+    onSuccess: (s) => setToken(s.token),
+    onError: (e) => setError(message(e)),
+  });
+  const values = () => ({ email: email.current!.value, password: password.current!.value });
+  const submit = (ev: FormEvent) => {
+    ev.preventDefault();
+    setError('');
+    signIn.mutate(values());
+  };
+  return (
+    <main>
+      <form className="signin" id="signin-form" onSubmit={submit} aria-labelledby="signin-title">
+        <h1 id="signin-title">Cairn</h1>
+        <label>
+          Email <input type="email" id="email" ref={email} autoComplete="username" required />
+        </label>
+        <label>
+          Password <input type="password" id="password" ref={password} autoComplete="current-password" required />
+        </label>
+        <div className="buttons">
+          <button type="submit" id="signin-button" className="primary">Sign in</button>
+          {info.data?.signup && (
+            <button
+              type="button"
+              onClick={() => {
+                if (!email.current!.reportValidity() || !password.current!.reportValidity()) return;
+                setError('');
+                register.mutate(values());
+              }}
+            >
+              Create account
+            </button>
+          )}
+        </div>
+        {info.data && !info.data.signup && <p>Sign-up is turned off on this server: ask its owner for an account.</p>}
+        {error && <p role="alert" id="signin-status">{error}</p>}
+      </form>
+    </main>
+  );
+}
+
+const FIXED: { view: Route['view']; name: string; key: string }[] = [
+  { view: 'inbox', name: 'Inbox', key: '1' },
+  { view: 'today', name: 'Today', key: '2' },
+  { view: 'upcoming', name: 'Upcoming', key: '3' },
+  { view: 'anytime', name: 'Anytime', key: '4' },
+  { view: 'someday', name: 'Someday', key: '5' },
+  { view: 'logbook', name: 'Logbook', key: '6' },
+  { view: 'trash', name: 'Trash', key: '' },
+];
+
+function SignedIn() {
+  const hash = useHash();
+  const route = parseRoute(hash);
+  const qc = useQueryClient();
+  const [error, setError] = useState('');
+  const [palette, setPalette] = useState(false);
+  const [help, setHelp] = useState(false);
+  const search = useRef<HTMLInputElement>(null);
+  useLive();
+  const containers = useQuery({ queryKey: ['containers'], queryFn: () => api.containers.list.query({ limit: 200 }) });
+  // A credential that stopped working (signed out elsewhere, password changed): back to sign-in.
+  useEffect(() => {
+    if (status(containers.error) === 401) setToken(undefined);
+  }, [containers.error]);
+  const all = containers.data?.data ?? [];
+  const areas = all.filter((c) => c.kind === 'area');
+  const projects = all.filter((c) => c.kind !== 'area');
+  const signOut = useMutation({
+    mutationFn: () => api.auth.logout.mutate(),
+    onSettled: () => {
+      setToken(undefined);
+      qc.clear();
+      history.replaceState(null, '', location.pathname);
+    },
+  });
+
+  // Global shortcuts (docs/app.md "Keyboard"): none fires while typing in a field.
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      const typing = isTyping(e.target as HTMLElement);
+      if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 'k') {
+        e.preventDefault();
+        setPalette(true);
+        return;
+      }
+      if (e.key === 'Escape') {
+        setPalette(false);
+        setHelp(false);
+        return;
+      }
+      if (typing || e.ctrlKey || e.metaKey || e.altKey) return;
+      const fixed = FIXED.find((f) => f.key && f.key === e.key);
+      if (fixed) {
+        e.preventDefault();
+        location.hash = `#/${fixed.view}`;
+      } else if (e.key === '/') {
+        e.preventDefault();
+        search.current?.focus();
+      } else if (e.key === '?') {
+        e.preventDefault();
+        setHelp(true);
+      }
+    };
+    addEventListener('keydown', onKey);
+    return () => removeEventListener('keydown', onKey);
+  }, []);
+
+  const title = route.view === 'project' || route.view === 'area' ? (all.find((c) => c.id === route.id)?.name ?? '') : route.view === 'settings' ? 'Settings' : route.view === 'search' ? 'Search' : FIXED.find((f) => f.view === route.view)?.name;
+  useEffect(() => {
+    document.title = title ? `${title} · Cairn` : 'Cairn';
+  }, [title]);
+
+  const link = (href: string, name: string, current: boolean) => (
+    <li key={href}>
+      <a href={href} aria-current={current ? 'page' : undefined}>
+        {name}
+      </a>
+    </li>
+  );
+  return (
+    <div className="shell" id="signed-in">
+      <nav className="side" aria-label="Lists">
+        <ul>{FIXED.map((f) => link(`#/${f.view}`, f.name, route.view === f.view))}</ul>
+        {projects.filter((p) => !p.parentId || !all.some((a) => a.id === p.parentId)).length > 0 && (
+          <ul aria-label="Projects">{projects.filter((p) => !p.parentId || !all.some((a) => a.id === p.parentId)).map((p) => link(`#/project/${p.id}`, p.name, route.view === 'project' && route.id === p.id))}</ul>
+        )}
+        {areas.map((a) => (
+          <ul key={a.id} aria-label={a.name}>
+            {link(`#/area/${a.id}`, a.name, route.view === 'area' && route.id === a.id)}
+            {projects.filter((p) => p.parentId === a.id).map((p) => link(`#/project/${p.id}`, p.name, route.view === 'project' && route.id === p.id))}
+          </ul>
+        ))}
+        <NewProject onError={setError} />
+        <ul>{link('#/settings', 'Settings', route.view === 'settings')}</ul>
+      </nav>
+      <div>
+        <div className="top">
+          <form
+            role="search"
+            onSubmit={(ev) => {
+              ev.preventDefault();
+              const q = search.current!.value.trim();
+              if (q) location.hash = `#/search/${encodeURIComponent(q)}`;
+            }}
+          >
+            <input type="search" ref={search} aria-label="Search" placeholder="Search ( / )" />
+          </form>
+          <span className="spacer" />
+          <button type="button" onClick={() => setHelp(true)} aria-label="Keyboard shortcuts">?</button>
+          <button type="button" id="signout" onClick={() => signOut.mutate()}>Sign out</button>
+        </div>
+        <main>
+          {error && (
+            <p role="alert" className="alert">
+              {error} <button type="button" onClick={() => setError('')}>Dismiss</button>
+            </p>
+          )}
+          {route.view === 'settings' ? <Settings onError={setError} /> : <Views route={route} title={title ?? ''} containers={all} onError={setError} />}
+        </main>
+      </div>
+      {palette && <Palette projects={all.map((c) => ({ id: c.id, name: c.name, kind: c.kind }))} onClose={() => setPalette(false)} />}
+      {help && <Shortcuts onClose={() => setHelp(false)} />}
+    </div>
+  );
+}
+
+/** A new project at the top level; the app opens it. */
+function NewProject({ onError }: { onError: (m: string) => void }) {
+  const qc = useQueryClient();
+  const [name, setName] = useState('');
+  const create = useMutation({
+    mutationFn: (n: string) => api.containers.create.mutate({ kind: 'project', name: n }),
+    onSuccess: (c) => {
+      setName('');
+      location.hash = `#/project/${c.id}`;
+    },
+    onError: (e) => onError(message(e)),
+    onSettled: () => qc.invalidateQueries(),
+  });
+  return (
+    <form
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (name.trim()) create.mutate(name.trim());
+      }}
+    >
+      <input type="text" aria-label="New project" placeholder="New project" value={name} onChange={(e) => setName(e.target.value)} maxLength={256} />
+    </form>
+  );
+}
+
+/** Ctrl/⌘+K: go to a view or project by typing part of its name. */
+function Palette({ projects, onClose }: { projects: { id: string; name: string; kind: string }[]; onClose: () => void }) {
+  const [q, setQ] = useState('');
+  const [active, setActive] = useState(0);
+  const items = useMemo(() => {
+    const all = [...FIXED.map((f) => ({ name: f.name, href: `#/${f.view}` })), { name: 'Settings', href: '#/settings' }, ...projects.map((p) => ({ name: p.name, href: `#/${p.kind === 'area' ? 'area' : 'project'}/${p.id}` }))];
+    const words = q.toLowerCase().split(/\s+/).filter(Boolean);
+    const hits = all.filter((i) => words.every((w) => i.name.toLowerCase().includes(w)));
+    if (q.trim()) hits.push({ name: `Search for “${q.trim()}”`, href: `#/search/${encodeURIComponent(q.trim())}` });
+    return hits;
+  }, [q, projects]);
+  const go = (href: string) => {
+    location.hash = href;
+    onClose();
+  };
+  return (
+    <div role="dialog" aria-modal="true" aria-label="Command palette" className="modal">
+      <input
+        type="text"
+        autoFocus
+        aria-label="Go to"
+        value={q}
+        onChange={(e) => {
+          setQ(e.target.value);
+          setActive(0);
+        }}
+        onKeyDown={(e) => {
+          if (e.key === 'ArrowDown') setActive((a) => Math.min(a + 1, items.length - 1));
+          else if (e.key === 'ArrowUp') setActive((a) => Math.max(a - 1, 0));
+          else if (e.key === 'Enter' && items[active]) go(items[active].href);
+          else if (e.key === 'Escape') onClose();
+        }}
+      />
+      <ul aria-label="Matches">
+        {items.slice(0, 12).map((i, n) => (
+          <li key={i.href} className={n === active ? 'active' : ''}>
+            <button type="button" onClick={() => go(i.href)}>{i.name}</button>
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
+export const SHORTCUTS: [string, string][] = [
+  ['n', 'New to-do (focus quick entry)'],
+  ['x', 'Complete or reopen the selected to-do'],
+  ['t', 'Selected to-do: When Today'],
+  ['e', 'Selected to-do: This Evening'],
+  ['s', 'Selected to-do: Someday'],
+  ['d', 'Selected to-do: set its deadline'],
+  ['m', 'Selected to-do: move to a project'],
+  ['Enter', 'Open the selected to-do'],
+  ['1–6', 'Inbox, Today, Upcoming, Anytime, Someday, Logbook'],
+  ['j / k', 'Next / previous to-do'],
+  ['/', 'Search'],
+  ['Ctrl/⌘+K', 'Command palette (quick find)'],
+  ['?', 'This list'],
+  ['Esc', 'Close'],
+];
+
+function Shortcuts({ onClose }: { onClose: () => void }) {
+  return (
+    <div role="dialog" aria-modal="true" aria-label="Keyboard shortcuts" className="modal">
+      <h2>Keyboard shortcuts</h2>
+      <dl>
+        {SHORTCUTS.map(([k, v]) => (
+          <div key={k}>
+            <dt><kbd>{k}</kbd></dt>
+            <dd>{v}</dd>
+          </div>
+        ))}
+      </dl>
+      <button type="button" autoFocus onClick={onClose}>Close</button>
+    </div>
+  );
+}
+
+export { localToday };
