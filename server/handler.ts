@@ -26,6 +26,7 @@ import { corsHeaders, preflight } from '../rest/cors.js';
 import { sendProblem } from '../rest/send.js';
 import { initRequestState } from '../rest/state.js';
 import { loggedPath } from './access-path.js';
+import { METRICS_PATH, metricsFor, routeLabel } from './metrics.js';
 
 const V1 = /^\/v1(?:[/?]|$)/;
 const noop = () => {};
@@ -49,6 +50,8 @@ export function createRequestHandler(deps: Deps): RequestListener {
   const edge = edgeLimit(deps);
   const trust = trustFor(deps);
   const log = accessLogger(deps.log);
+  // Issue 33 item 4 (server/metrics.ts): null unless CAIRN_METRICS=1, and then /metrics is no path.
+  const metrics = metricsFor(deps);
 
   return (req: IncomingMessage, res: ServerResponse) => {
     const ip = (trust ? proxyaddr(req, trust) : req.socket.remoteAddress) ?? req.socket.remoteAddress ?? '';
@@ -56,10 +59,13 @@ export function createRequestHandler(deps: Deps): RequestListener {
     res.setHeader('X-Request-Id', state.requestId);
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - state.start) / 1e6;
+      const procedure = state.procedure ?? state.ctx?.http.procedure;
       log.info(
-        { requestId: state.requestId, method: req.method, path: loggedPath(req.url ?? ''), route: state.procedure ?? state.ctx?.http.procedure, status: res.statusCode, durationMs: Math.round(ms * 100) / 100 },
+        { requestId: state.requestId, method: req.method, path: loggedPath(req.url ?? ''), route: procedure, status: res.statusCode, durationMs: Math.round(ms * 100) / 100 },
         'request',
       );
+      // Labelled by the matched procedure or a fixed route name, never the path (server/metrics.ts).
+      metrics?.observeRequest(routeLabel(req.url ?? '', procedure), req.method, res.statusCode, ms);
     });
     // Browser clients (rest/cors.ts): CORS headers before the edge bucket, so refusals (429
     // included) carry them; a preflight is answered after it, so it carries RateLimit-*.
@@ -71,6 +77,7 @@ export function createRequestHandler(deps: Deps): RequestListener {
         if (hasDotSegment(url)) {
           return sendProblem(deps, req as Request, res as Response, new AppError('not_found', 'No route matches this path: dot segments (".", "..") are not resolved.'));
         }
+        if (metrics && (url === METRICS_PATH || url.startsWith(`${METRICS_PATH}?`))) return metrics.serve(req, res);
         // The CalDAV door (issue 30, dav/handler.ts): /dav/… and /.well-known/caldav.
         if (isDavPath(url)) return dav(req, res, { requestId: state.requestId, ip: state.ip, rate: rateTrackerOf(req as Request) });
         // The MCP door (issue 31, mcp/door.ts): /mcp and /.well-known/oauth-protected-resource/mcp.
