@@ -170,7 +170,7 @@ describe('npm start (issue 13 items 3 and 4)', () => {
   // then say where it listens; SIGTERM to the pid a supervisor started (npm's) stops the server.
   it('says it is building, prints one listening line, and stops on SIGTERM to the npm pid; so does the cairn bin', async () => {
     const copy = mkdtempSync(path.join(tmpdir(), 'cairn-start-'));
-    for (const entry of ['server', 'core', 'dav', 'mcp', 'routers', 'db', 'rest', 'client', 'console', 'scripts', 'bin', 'package.json', 'tsconfig.json', 'tsconfig.build.json']) {
+    for (const entry of ['server', 'core', 'dav', 'mcp', 'app', 'routers', 'db', 'rest', 'client', 'console', 'scripts', 'bin', 'package.json', 'tsconfig.json', 'tsconfig.build.json']) {
       cpSync(path.join(root, entry), path.join(copy, entry), { recursive: true });
     }
     symlinkSync(path.join(root, 'node_modules'), path.join(copy, 'node_modules'));

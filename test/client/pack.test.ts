@@ -129,7 +129,19 @@ function installedPackages(nodeModules: string): { name: string; dir: string; ma
  * the field. `spec`: the package's import name.
  */
 async function exercise(project: string, tscPath: string, spec: string): Promise<void> {
-  const { token } = await createPat(app, (await registerUser(app)).session, ['tags:write', 'todos:read', 'todos:write']);
+  // The npm and tsc runs before this block the event loop (spawnSync) for many seconds, past the
+  // server's keep-alive timeout: a pooled socket the server closed meanwhile may be handed to
+  // the first request and reset. That request is sent again on a fresh socket.
+  const fresh = async <T,>(f: () => Promise<T>): Promise<T> => {
+    try {
+      return await f();
+    } catch (e) {
+      if ((e as { cause?: { code?: string } }).cause?.code !== 'ECONNRESET') throw e;
+      return f();
+    }
+  };
+  const { session } = await fresh(() => registerUser(app));
+  const { token } = await createPat(app, session, ['tags:write', 'todos:read', 'todos:write']);
   const example = docsExample()
     .replace("from '@cairn/client'", `from '${spec}'`)
     .replace("'http://127.0.0.1:8080'", JSON.stringify(app.url))
