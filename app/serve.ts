@@ -12,22 +12,14 @@ import { createHash } from 'node:crypto';
 import { brotliCompressSync, gzipSync, constants as zlib } from 'node:zlib';
 import express, { type Request, type Response, type Router } from 'express';
 import type { Deps } from '../routers/deps.js';
+import { PAGE_CSP } from '../core/page-csp.js';
 
 /**
  * The console's CSP (rest/oauth-pages.ts OAUTH_CSP), the same string (test/oauth/rules.oauth.test.ts
  * compares them): scripts and styles from this origin only (no inline script or style, no
  * third-party origin), images from this origin, calls to this origin only.
  */
-export const APP_CSP = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self'",
-  "connect-src 'self'",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join('; ');
+export const APP_CSP = PAGE_CSP;
 
 /** The repository root, from app/ or dist/app/. */
 export function rootDir(): string {

@@ -4,23 +4,15 @@
 // answer cannot be. First-party sessions only, as /v1/keys: it is every piece of content at once.
 import type { NextFunction, Request, Response } from 'express';
 import type { Deps } from '../routers/deps.js';
-import { authenticate } from '../routers/auth/credentials.js';
-import { requireGrants } from '../routers/trpc.js';
-import { limitCredential, limitRoute } from '../routers/middleware/rate-limit.js';
 import { exportPieces } from '../routers/export/stream.js';
-import { requestExtras } from './rate-limit.js';
 import { requestState } from './state.js';
+import { plainPrincipal } from './plain-auth.js';
 
 export function exportAccount(deps: Deps) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     let pieces: AsyncGenerator<string>;
     try {
-      const state = requestState(req);
-      const ctx = { deps, authorization: req.headers.authorization, ip: state.ip, rate: requestExtras(req).rate };
-      limitCredential(ctx);
-      const principal = await authenticate(deps, ctx.authorization);
-      requireGrants(principal, { firstPartyOnly: true });
-      limitRoute(ctx, { mutation: false, userId: principal.userId })(true);
+      const principal = await plainPrincipal(deps, req, { firstPartyOnly: true }, false);
       pieces = exportPieces(deps, principal);
       // The first piece is read before the headers go: a fault there is still a problem answer.
       const first = await pieces.next();

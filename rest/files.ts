@@ -13,12 +13,10 @@ import { Readable, pipeline } from 'node:stream';
 import type { NextFunction, Request, Response } from 'express';
 import { z } from 'zod';
 import type { Deps } from '../routers/deps.js';
-import { authenticate, type Principal } from '../routers/auth/credentials.js';
+import { type Principal } from '../routers/auth/credentials.js';
 import { AppError } from '../core/errors.js';
 import { IdRef } from '../core/ids.js';
 import { ATTACHMENT_PARENTS } from '../db/schema/attachments.js';
-import { requireGrants } from '../routers/trpc.js';
-import { limitCredential, limitRoute } from '../routers/middleware/rate-limit.js';
 import { invalidDetail, zodFieldErrors } from '../routers/middleware/problems.js';
 import { AttachmentTitle } from '../routers/attachments/schema.js';
 import { PathId } from '../routers/common.js';
@@ -27,8 +25,8 @@ import type { AttachmentOut } from '../routers/attachments/schema.js';
 import { FileCaptureQuery } from '../routers/inbox/schema.js';
 import { fileCaptureParent } from '../routers/inbox/model.js';
 import { newId } from '../core/ids.js';
-import { requestExtras } from './rate-limit.js';
 import { requestState } from './state.js';
+import { plainPrincipal } from './plain-auth.js';
 
 /**
  * Issue 28 item 11: the raw upload paths (POST /v1/attachments/files, POST /v1/inbox/files) take
@@ -38,16 +36,9 @@ import { requestState } from './state.js';
  */
 export const POST_ONLY_PATHS = /^\/v1\/(?:attachments|inbox)\/files$/i;
 
-/** The authentication and buckets of an authenticated procedure, for a plain route. */
-async function principalFor(deps: Deps, req: Request, scopes: ('attachments:read' | 'attachments:write' | 'inbox:write')[], write: boolean): Promise<Principal> {
-  const state = requestState(req);
-  const ctx = { deps, authorization: req.headers.authorization, ip: state.ip, rate: requestExtras(req).rate };
-  limitCredential(ctx);
-  const principal = await authenticate(deps, ctx.authorization);
-  requireGrants(principal, { scopes });
-  // Counted up front: an upload is a write whatever its outcome (the procedures count the same way).
-  limitRoute(ctx, { mutation: write, userId: principal.userId })(true);
-  return principal;
+/** The authentication and buckets of an authenticated procedure, for a plain route (rest/plain-auth.ts). */
+function principalFor(deps: Deps, req: Request, scopes: ('attachments:read' | 'attachments:write' | 'inbox:write')[], write: boolean): Promise<Principal> {
+  return plainPrincipal(deps, req, { scopes }, write);
 }
 
 function parse<T>(schema: z.ZodType<T>, value: unknown): T {

@@ -8,17 +8,13 @@
 import type { NextFunction, Request, Response } from 'express';
 import { z } from 'zod';
 import type { Deps } from '../routers/deps.js';
-import { authenticate } from '../routers/auth/credentials.js';
-import { requireGrants } from '../routers/trpc.js';
-import { limitCredential, limitRoute } from '../routers/middleware/rate-limit.js';
 import { invalidDetail, zodFieldErrors } from '../routers/middleware/problems.js';
 import { AppError } from '../core/errors.js';
 import { boolParam } from '../db/paging.js';
 import { ImportSourceParam } from '../routers/imports/schema.js';
 import { assertNoRunningJob, startImportJob } from '../routers/imports/jobs.js';
 import { PLANNERS, planFor, type Planners } from '../routers/imports/sources/index.js';
-import { requestExtras } from './rate-limit.js';
-import { requestState } from './state.js';
+import { plainPrincipal } from './plain-auth.js';
 
 const ImportQuery = z
   .object({
@@ -59,12 +55,7 @@ export function startImport(deps: Deps, extra: Planners = {}) {
   const planners: Planners = { ...PLANNERS, ...extra };
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     try {
-      const state = requestState(req);
-      const ctx = { deps, authorization: req.headers.authorization, ip: state.ip, rate: requestExtras(req).rate };
-      limitCredential(ctx);
-      const principal = await authenticate(deps, ctx.authorization);
-      requireGrants(principal, { firstPartyOnly: true });
-      limitRoute(ctx, { mutation: true, userId: principal.userId })(true);
+      const principal = await plainPrincipal(deps, req, { firstPartyOnly: true }, true);
       const q = req.url.indexOf('?');
       const raw: Record<string, string> = {};
       for (const [k, v] of new URLSearchParams(q === -1 ? '' : req.url.slice(q + 1))) if (v !== '') raw[k] = v;

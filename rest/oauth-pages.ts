@@ -11,18 +11,10 @@ import type { Scope } from '../core/scopes.js';
 import { rootDir } from './console/bundle.js';
 import { formatUserCode } from '../routers/oauth/model.js';
 import type { ClientMetadata } from '../routers/oauth/client-metadata.js';
+import { PAGE_CSP } from '../core/page-csp.js';
 
 /** Stricter than rest/html.ts HTML_CSP: no inline style either. */
-export const OAUTH_CSP = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self'",
-  "connect-src 'self'",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join('; ');
+export const OAUTH_CSP = PAGE_CSP;
 
 export function esc(s: string): string {
   return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
