@@ -2,7 +2,7 @@
 // the to-do `status` filter need a few sealed attributes of many to-dos; opening every to-do row
 // per request does not scale (~10 µs a row). The index keeps those attributes for every to-do of
 // an account in BUCKETS sealed chunks (table todo_index_chunks), one JSON blob each, sealed with
-// AES-256-GCM under the user's data key, AAD = user id + table + chunk id like every sealed row.
+// the seal module (docs/sealed-format.md) under the user's data key, AAD = user id + table + chunk id like every sealed row.
 // A to-do belongs to the bucket `bucketOf(id)` (a hash of its id).
 //
 // Each bucket has a base chunk and, since issue 12's write pass, a small delta chunk ('+N', 't+N')
@@ -11,6 +11,13 @@
 // and the write that would take a delta past DELTA_MAX entries folds it into the base (one base
 // re-seal per DELTA_MAX writes to a bucket). Readers open base and delta together. Before deltas,
 // every write re-sealed two chunks that grow with the account (~150 KB at 50,000 to-dos).
+// Since issue 29 a grown bucket (base blob ≥ TIER.fromBytes) has a third tier between them: a
+// full delta is folded into the bucket's middle chunk ('~N', 't~N'), and only a middle chunk past
+// TIER.midMax entries is folded into the base, so the base re-seals a write pays for stay about
+// as rare per write as the account grows (storage.ts TIER; docs/performance.md "Index upkeep at
+// 50,000 to-dos"). Readers open base, middle chunk and delta together (a delta entry overrides
+// the middle chunk's, either the base's). The chunk format is unchanged: data written before has
+// no middle chunks and reads as it did.
 //
 // Two layers of chunks, each BUCKETS chunks: the attribute chunks (ids '0'..'63') hold each
 // to-do's sealed status, dates, flags, priority, completion time and recurrence; the search-text
@@ -34,6 +41,6 @@
 // write hooks), locate.ts (matching rows to entries), reads.ts (the readers), fold.ts (case
 // folding of search text). Importers use this file.
 export { BUCKETS, FORMAT, INDEX_TABLE, type IndexOwner, type IndexedTodo, type PlacedRow, type StampedRow, type TodoContent, type TodoText } from './types.js';
-export { DELTA_MAX, bucketOf } from './storage.js';
+export { DELTA_MAX, TIER, bucketOf } from './storage.js';
 export { indexTodo, restampTodos, unindexTodo, unindexTodos } from './writes.js';
 export { AttrView, accountIndex, attrView, indexedAttrs, scanTexts, type AccountIndex } from './reads.js';

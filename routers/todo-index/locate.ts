@@ -2,7 +2,8 @@
 // rows fall in and matches each row to its entry, rebuilding a bucket whose chunks are missing,
 // stale or unreadable before answering.
 import type Database from 'better-sqlite3';
-import { bucketOf, deltaId, chunkId, openChunk, rebuildChunk, stmts } from './storage.js';
+import { overlay } from './merge.js';
+import { bucketOf, deltaId, chunkId, midId, openChunk, rebuildChunk, stmts } from './storage.js';
 import { BUCKETS, idsOf, type AnyChunk, type IndexOwner, type Layer } from './types.js';
 
 /**
@@ -27,8 +28,8 @@ function idAt(joined: string, off: number, id: string): boolean {
 /**
  * One layer's entries for the given rows (their plaintext ids and updatedAt, read by the caller
  * in this request, best in id order: a chunk is then matched by position). Opens only the buckets
- * these rows fall in (base and delta chunk; a delta entry overrides the base's entry for the same
- * id); a bucket whose base is missing, does not open, is of another format, or holds a stale
+ * these rows fall in (base, middle and delta chunk; a delta entry overrides the middle chunk's,
+ * and either the base's entry for the same id); a bucket whose base is missing, does not open, is of another format, or holds a stale
  * entry for one of the rows is rebuilt from the rows first. With `wholeAccount` (the rows are
  * every to-do of the account), a bucket holding entries of rows that no longer exist is rebuilt
  * too, so deleted to-dos do not linger in it.
@@ -60,9 +61,13 @@ export function locate<C extends AnyChunk, T>(
   for (let b = 0; b < BUCKETS; b++) if (opts.wholeAccount || count[b + 1]! > count[b]!) buckets.push(b);
 
   const s = stmts(db);
-  // The deltas (small) at once; the bases one at a time below.
+  // The deltas and middle chunks (small; middle chunks only on grown buckets) at once; the bases
+  // one at a time below.
   const deltas = new Map<number, Buffer>();
-  for (const r of s.some.all(o.userId, JSON.stringify(buckets.map((b) => deltaId(layer, b)))) as [string, Buffer][]) deltas.set(Number(r[0].slice(layer.prefix.length + 1)), r[1]);
+  const mids = new Map<number, Buffer>();
+  for (const r of s.some.all(o.userId, JSON.stringify(buckets.flatMap((b) => [deltaId(layer, b), midId(layer, b)]))) as [string, Buffer][]) {
+    (r[0][layer.prefix.length] === '~' ? mids : deltas).set(Number(r[0].slice(layer.prefix.length + 1)), r[1]);
+  }
 
   /**
    * Places the bucket's rows in its base chunk `c` and delta chunk `d`; false (nothing placed)
@@ -180,11 +185,14 @@ export function locate<C extends AnyChunk, T>(
     const c = openChunk(o, layer, r[0], r[1]);
     const dBlob = deltas.get(b);
     const d = dBlob ? openChunk(o, layer, deltaId(layer, b), dBlob) : null;
-    if (!c || (dBlob && !d) || !place(b, c, d, true)) stale.push(b);
+    const mBlob = mids.get(b);
+    const m = mBlob ? openChunk(o, layer, midId(layer, b), mBlob) : null;
+    // The middle chunk and the delta place as one overriding chunk (a delta entry winning).
+    if (!c || (dBlob && !d) || (mBlob && !m) || !place(b, c, overlay(layer, m, d), true)) stale.push(b);
   }
   // A bucket with rows (or a delta) but no base: the base was lost. An empty bucket with no
   // chunk is fine (nothing to index there).
-  for (const b of buckets) if (!seen[b] && (deltas.has(b) || count[b + 1]! > count[b]!)) stale.push(b);
+  for (const b of buckets) if (!seen[b] && (deltas.has(b) || mids.has(b) || count[b + 1]! > count[b]!)) stale.push(b);
   if (stale.length) {
     // Rebuilding writes: one short transaction (nested as a savepoint inside a caller's).
     db.transaction(() => {

@@ -45,3 +45,12 @@ export function mergedByEntries<C extends AnyChunk, T>(layer: Layer<C, T>, base:
   for (let k = 0; k < ids.length; k++) entries.set(ids[k]!, { u: d.u[k]!, x: layer.payload(d, k) });
   return encodeEntries(layer, entries);
 }
+
+/**
+ * What overrides a bucket's base for a reader: its middle chunk and its delta merged (a delta
+ * entry winning), or whichever of them exists.
+ */
+export function overlay<C extends AnyChunk, T>(layer: Layer<C, T>, mid: C | null, d: C | null): C | null {
+  if (mid && d) return merged(layer, mid, d) ?? mergedByEntries(layer, mid, d);
+  return mid ?? d;
+}

@@ -4,7 +4,8 @@
 import type Database from 'better-sqlite3';
 import { ATTRS, PRIORITIES, TEXT, attrsAt } from './layers.js';
 import { locate, type Located, type LocateOpts } from './locate.js';
-import { chunkId, deltaId, openChunk, stmts } from './storage.js';
+import { overlay } from './merge.js';
+import { chunkId, deltaId, midId, openChunk, stmts } from './storage.js';
 import { BUCKETS, idsOf, type AttrChunk, type IndexOwner, type IndexedTodo, type Priority, type StampedRow } from './types.js';
 
 /** The indexed attributes of an account's rows, read column-wise (no object per to-do). */
@@ -69,17 +70,21 @@ export type AccountIndex = {
 export function accountIndex(db: Database.Database, o: IndexOwner): AccountIndex {
   const s = stmts(db);
   const baseNames = JSON.stringify(Array.from({ length: BUCKETS }, (_, b) => chunkId(ATTRS, b)));
-  const deltaNames = JSON.stringify(Array.from({ length: BUCKETS }, (_, b) => deltaId(ATTRS, b)));
+  // The deltas and the middle chunks (small, and middle chunks only on grown buckets) at once.
+  const deltaNames = JSON.stringify(Array.from({ length: BUCKETS }, (_, b) => [deltaId(ATTRS, b), midId(ATTRS, b)]).flat());
   const [count, sum] = s.totals.get(o.userId) as [number, number];
   /** Every bucket's entries in id order (a delta entry replacing the base's), if the totals match. */
   const read = (): AccountIndex | null => {
     const base: (AttrChunk | undefined)[] = [];
     const delta: (AttrChunk | undefined)[] = [];
+    const mid: (AttrChunk | undefined)[] = [];
     for (const r of s.some.all(o.userId, deltaNames) as [string, Buffer][]) {
       const c = openChunk(o, ATTRS, r[0], r[1]);
       if (!c) return null;
-      delta[Number(r[0].slice(1))] = c;
+      (r[0][0] === '~' ? mid : delta)[Number(r[0].slice(1))] = c;
     }
+    // A bucket's middle chunk and delta as one overriding chunk (a delta entry winning).
+    for (let b = 0; b < BUCKETS; b++) if (mid[b]) delta[b] = overlay(ATTRS, mid[b]!, delta[b] ?? null)!;
     // The bases one row at a time (their blobs die young).
     for (const r of s.each.iterate(o.userId, baseNames) as IterableIterator<[string, Buffer]>) {
       const c = openChunk(o, ATTRS, r[0], r[1]);
@@ -101,7 +106,7 @@ export function accountIndex(db: Database.Database, o: IndexOwner): AccountIndex
       const c = base[b];
       const d = delta[b];
       if (!c) {
-        // A delta without its base: the base was lost.
+        // A delta (or middle chunk) without its base: the base was lost.
         if (d) return null;
         continue;
       }

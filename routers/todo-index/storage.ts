@@ -18,6 +18,11 @@ export function bucketOf(id: string): number {
 export const chunkId = (layer: { prefix: string }, bucket: number) => `${layer.prefix}${bucket}`;
 /** A bucket's delta chunk: the entries written since its base chunk was last sealed. */
 export const deltaId = (layer: { prefix: string }, bucket: number) => `${layer.prefix}+${bucket}`;
+/**
+ * A bucket's middle chunk (issue 29, third tier, only on grown buckets): full deltas folded
+ * together, between the delta and the base ('~N', 't~N').
+ */
+export const midId = (layer: { prefix: string }, bucket: number) => `${layer.prefix}~${bucket}`;
 const aad = (userId: string, id: string) => rowAad(userId, INDEX_TABLE, id);
 
 /**
@@ -28,9 +33,24 @@ const aad = (userId: string, id: string) => rowAad(userId, INDEX_TABLE, id);
  */
 export const DELTA_MAX = 32;
 
+/**
+ * The third tier (issue 29 item 4: index upkeep flat with the account's size). With two tiers a
+ * write re-seals DELTA_MAX/2 + base/DELTA_MAX entries on average, and the base grows with the
+ * account (~800 entries a bucket at 50,000 to-dos: the folds made a write ~1.3× dearer at 50k than
+ * at 10k). On a bucket whose base chunk's blob is at least `fromBytes` long (read with SQL's
+ * `length()`, nothing opened), a full delta is folded into the bucket's middle chunk instead, and
+ * only a middle chunk past `midMax` entries is folded into the base: per write DELTA_MAX/2 +
+ * midMax/DELTA_MAX + base/midMax entries (~16 + 4 + 6 at 50k instead of ~16 + 25). Smaller
+ * buckets keep two tiers (a middle chunk would cost every whole-account read one more chunk for
+ * little). Figures: docs/performance.md "Index upkeep at 50,000 to-dos". An object, not
+ * constants, so a test can take a small bucket through the third tier.
+ */
+export const TIER = { midMax: 128, fromBytes: 16 * 1024 };
+
 type Stmts = {
   get: Database.Statement;
   has: Database.Statement;
+  size: Database.Statement;
   drop: Database.Statement;
   some: Database.Statement;
   each: Database.Statement;
@@ -48,6 +68,7 @@ export function stmts(db: Database.Database): Stmts {
     s = {
       get: db.prepare(`SELECT sealed FROM ${INDEX_TABLE} WHERE user_id = ? AND id = ?`),
       has: db.prepare(`SELECT 1 FROM ${INDEX_TABLE} WHERE user_id = ? AND id = ?`).pluck(true),
+      size: db.prepare(`SELECT length(sealed) FROM ${INDEX_TABLE} WHERE user_id = ? AND id = ?`).pluck(true),
       drop: db.prepare(`DELETE FROM ${INDEX_TABLE} WHERE user_id = ? AND id = ?`),
       some: db.prepare(`SELECT id, sealed FROM ${INDEX_TABLE} WHERE user_id = ? AND id IN (SELECT value FROM json_each(?))`).raw(true),
       // The same, for reading the (large) base chunks one row at a time with .iterate(): each
@@ -109,7 +130,7 @@ export function encodeEntries<C extends AnyChunk, T>(layer: Layer<C, T>, entries
 
 /**
  * Rebuilds one bucket of a layer from the to-do rows (opens each of them once): the base chunk
- * holds every entry, and the delta chunk is dropped.
+ * holds every entry, and the delta and middle chunks are dropped.
  */
 export function rebuildChunk<C extends AnyChunk, T>(db: Database.Database, o: IndexOwner, layer: Layer<C, T>, bucket: number, ids?: readonly string[]): C {
   const s = stmts(db);
@@ -123,6 +144,7 @@ export function rebuildChunk<C extends AnyChunk, T>(db: Database.Database, o: In
   const c = encodeEntries(layer, entries);
   writeChunk(db, o, chunkId(layer, bucket), c);
   s.drop.run(o.userId, deltaId(layer, bucket));
+  s.drop.run(o.userId, midId(layer, bucket));
   return c;
 }
 

@@ -1,10 +1,11 @@
 // The index's write hooks (routers/todo-index/index.ts), called by the to-do model inside the
 // write's transaction: a to-do written, removed or restamped re-seals its bucket's delta chunk,
-// and once in DELTA_MAX writes to a bucket the delta is folded into the base.
+// and once in DELTA_MAX writes to a bucket the delta is folded into the base, or, on a grown
+// bucket, into its middle chunk, which is folded into the base once past TIER.midMax entries.
 import type Database from 'better-sqlite3';
 import { eachLayer } from './layers.js';
 import { merged, mergedByEntries } from './merge.js';
-import { DELTA_MAX, baseFor, bucketOf, chunkId, deltaFor, deltaId, encodeEntries, entriesOf, openChunk, rebuildChunk, stmts, writeChunk } from './storage.js';
+import { DELTA_MAX, TIER, baseFor, bucketOf, chunkId, deltaFor, deltaId, encodeEntries, entriesOf, midId, openChunk, rebuildChunk, stmts, writeChunk } from './storage.js';
 import { idsOf, type AnyChunk, type IndexOwner, type Layer, type PlacedRow, type TodoContent } from './types.js';
 
 /** Puts an entry into a chunk in place (replacing the id's entry if any), keeping ids in order. */
@@ -29,18 +30,39 @@ function putEntry<C extends AnyChunk, T>(layer: Layer<C, T>, c: C, id: string, u
   layer.splice(c, lo, del, x);
 }
 
-/** Stores a bucket's changed delta chunk, or, past DELTA_MAX entries, folds it into the base. */
+/**
+ * Stores a bucket's changed delta chunk, or, past DELTA_MAX entries, folds it: into the middle
+ * chunk when the bucket has one or its base is grown (TIER), else, and once the middle chunk
+ * would pass TIER.midMax entries, into the base (middle and delta together). Called after the
+ * rows are written: a chunk rebuilt from the rows here already holds this write.
+ */
 function saveDelta<C extends AnyChunk, T>(db: Database.Database, o: IndexOwner, layer: Layer<C, T>, bucket: number, d: C): void {
+  const s = stmts(db);
   if (d.u.length <= DELTA_MAX) {
     if (d.u.length) writeChunk(db, o, deltaId(layer, bucket), d);
-    else stmts(db).drop.run(o.userId, deltaId(layer, bucket));
+    else s.drop.run(o.userId, deltaId(layer, bucket));
+    return;
+  }
+  const mid = midId(layer, bucket);
+  const midRow = s.get.get(o.userId, mid) as { sealed: Buffer } | undefined;
+  let fold = d;
+  if (midRow) {
+    const m = openChunk(o, layer, mid, midRow.sealed);
+    // A middle chunk that does not open: the bucket is rebuilt from the rows.
+    if (!m) return void rebuildChunk(db, o, layer, bucket);
+    fold = merged(layer, m, d) ?? mergedByEntries(layer, m, d);
+  }
+  if (fold.u.length <= TIER.midMax && (midRow || ((s.size.get(o.userId, chunkId(layer, bucket)) as number | undefined) ?? 0) >= TIER.fromBytes)) {
+    writeChunk(db, o, mid, fold);
+    s.drop.run(o.userId, deltaId(layer, bucket));
     return;
   }
   const base = baseFor(db, o, layer, bucket);
-  // A rebuilt base holds the rows as they are now (this write included) and dropped the delta.
+  // A rebuilt base holds the rows as they are now (this write included) and dropped the others.
   if (base.rebuilt) return;
-  writeChunk(db, o, chunkId(layer, bucket), merged(layer, base.c, d) ?? mergedByEntries(layer, base.c, d));
-  stmts(db).drop.run(o.userId, deltaId(layer, bucket));
+  writeChunk(db, o, chunkId(layer, bucket), merged(layer, base.c, fold) ?? mergedByEntries(layer, base.c, fold));
+  s.drop.run(o.userId, deltaId(layer, bucket));
+  if (midRow) s.drop.run(o.userId, mid);
 }
 
 /**
@@ -75,9 +97,9 @@ export function unindexTodos(db: Database.Database, o: IndexOwner, todoIds: read
   const s = stmts(db);
   for (const [bucket, list] of byBucket(todoIds)) {
     eachLayer((layer) => {
-      // Out of the base and out of the delta; a missing or unreadable chunk is rebuilt without
-      // them on the next read.
-      for (const id of [chunkId(layer, bucket), deltaId(layer, bucket)]) {
+      // Out of the base, the middle chunk and the delta; a missing or unreadable chunk is rebuilt
+      // without them on the next read.
+      for (const id of [chunkId(layer, bucket), midId(layer, bucket), deltaId(layer, bucket)]) {
         const row = s.get.get(o.userId, id) as { sealed: Buffer } | undefined;
         const c = row && openChunk(o, layer, id, row.sealed);
         if (!c) continue;
@@ -110,12 +132,22 @@ export function restampTodos(db: Database.Database, o: IndexOwner, ids: readonly
       const d = deltaFor(db, o, layer, bucket);
       if (!d) return void rebuildChunk(db, o, layer, bucket);
       let base: C0 | null = null;
+      // The middle chunk: not read yet (undefined), none (null).
+      let mid: C0 | null | undefined;
       for (const id of list) {
         const r = now.get(id);
         if (!r) continue;
         const inDelta = idsOf(d).indexOf(id);
         let x: unknown;
+        if (mid === undefined && inDelta < 0) {
+          const row = stmts(db).get.get(o.userId, midId(layer, bucket)) as { sealed: Buffer } | undefined;
+          mid = row ? openChunk(o, layer, midId(layer, bucket), row.sealed) : null;
+          // Rebuilt from the rows, which already hold the new stamps and placement.
+          if (row && !mid) return void rebuildChunk(db, o, layer, bucket);
+        }
+        const inMid = mid && inDelta < 0 ? idsOf(mid).indexOf(id) : -1;
         if (inDelta >= 0) x = layer.payload(d, inDelta);
+        else if (inMid >= 0) x = layer.payload(mid!, inMid);
         else {
           if (!base) {
             const got = baseFor(db, o, layer, bucket);

@@ -18,7 +18,7 @@ import { createCallerFactory, createContextInner } from '../../routers/trpc.js';
 import { authenticate } from '../../routers/auth/credentials.js';
 import { createTodo, finishTodo, openTodo, updateTodo, type TodoRow } from '../../routers/todos/model.js';
 import { CreateTodoInput } from '../../routers/todos/schema.js';
-import { indexTodo } from '../../routers/todo-index/index.js';
+import { TIER, indexTodo } from '../../routers/todo-index/index.js';
 import { eq } from 'drizzle-orm';
 import { todos } from '../../db/schema/index.js';
 import { anytimeView, logbookView, overviewView, todayView, upcomingView } from '../../routers/views/model.js';
@@ -27,6 +27,10 @@ import { search } from '../../routers/search/model.js';
 import { FILTER_CRITERIA, SEARCH_TERM, fixtureTodo, utcToday } from './fixtures.js';
 
 const sizes = (process.argv[2] ?? '1000,10000,50000').split(',').map(Number);
+// Experiment only: INDEX_MICRO_MID_MAX / INDEX_MICRO_TIER_BYTES set the index's third tier
+// (routers/todo-index/storage.ts TIER; a huge TIER_BYTES turns it off).
+if (process.env.INDEX_MICRO_MID_MAX) TIER.midMax = Number(process.env.INDEX_MICRO_MID_MAX);
+if (process.env.INDEX_MICRO_TIER_BYTES) TIER.fromBytes = Number(process.env.INDEX_MICRO_TIER_BYTES);
 const today = utcToday();
 
 function median(xs: number[]): number {
@@ -85,11 +89,50 @@ async function measure(size: number) {
   const fullWrite = time(() => {
     sqlite.transaction(() => updateTodo(deps, p, { id: ids[n++ % ids.length]!, title: `renamed ${n}` }))();
   }, 200);
+  // Per-write cost of a create and of a patch through the to-do model, each in its own
+  // transaction (issue 29 item 4). Each round is the MEAN over its writes, so the folds (one base
+  // re-seal in many writes) are in it, not hidden by a median; the figure is the median of the
+  // rounds (creates and patches alternate, against a shared machine's drift). Commits without
+  // fsync (`synchronous = NORMAL`, as `relaxed`): the fsync does not grow with the account and,
+  // on a shared disk, drowns the rest.
+  const ROUNDS = 7;
+  const PER_ROUND = Number(process.env.INDEX_MICRO_WRITES ?? 400);
+  sqlite.pragma('synchronous = NORMAL');
+  const roundMean = (fn: (i: number) => void, from: number): Timing => {
+    const c = process.cpuUsage();
+    const t = process.hrtime.bigint();
+    for (let i = from; i < from + PER_ROUND; i++) fn(i);
+    const d = process.cpuUsage(c);
+    return { wall: Number(process.hrtime.bigint() - t) / 1e6 / PER_ROUND, cpu: (d.user + d.system) / 1e3 / PER_ROUND };
+  };
+  const doCreate = (i: number) => {
+    const f = fixtureTodo(size + i, today);
+    sqlite.transaction(() => createTodo(deps, p, CreateTodoInput.parse({ title: f.title, ...(f.notes !== null ? { notes: f.notes } : {}) })))();
+  };
+  // Patches on to-dos spread over the account (ids are random, so over every bucket).
+  const stride = Math.max(1, Math.floor(ids.length / (ROUNDS * PER_ROUND)));
+  const doPatch = (i: number) => {
+    sqlite.transaction(() => updateTodo(deps, p, { id: ids[(i * stride) % ids.length]!, title: `patched ${i}` }))();
+  };
+  roundMean(doCreate, 1_000_000); // warm
+  roundMean(doPatch, 1_000_000);
+  const creates: Timing[] = [];
+  const patches: Timing[] = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    creates.push(roundMean(doCreate, r * PER_ROUND));
+    patches.push(roundMean(doPatch, r * PER_ROUND));
+  }
+  const mid = (xs: Timing[]): Timing => ({ wall: median(xs.map((x) => x.wall)), cpu: median(xs.map((x) => x.cpu)) });
+  const create = mid(creates);
+  const patch = mid(patches);
+  sqlite.pragma('synchronous = FULL');
   const runs = size >= 50_000 ? 9 : 21;
   const out = {
     size,
     indexWrite,
     fullWrite,
+    create,
+    patch,
     today: time(() => todayView(deps, p, { today }), runs),
     upcoming: time(() => upcomingView(deps, p, { today }), runs),
     overview: time(() => overviewView(deps, p, { today }), runs),
@@ -112,7 +155,21 @@ console.log('Each cell: median wall-clock / median CPU time (ms).');
 console.log(`load average at start: ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
 console.log('| to-dos | index upkeep per write | PATCH model incl. index | today | upcoming | overview | anytime p1 | logbook p1 | filter p1 | search p1 | attr chunk | text chunk |');
 console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
+const results: Awaited<ReturnType<typeof measure>>[] = [];
 for (const size of sizes) {
   const r = await measure(size);
+  results.push(r);
   console.log(`| ${r.size} | ${f(r.indexWrite)} | ${f(r.fullWrite)} | ${f(r.today)} | ${f(r.upcoming)} | ${f(r.overview)} | ${f(r.anytime)} | ${f(r.logbook)} | ${f(r.filter)} | ${f(r.search)} | ${Math.round(r.chunkBytes / 1024)} KiB | ${Math.round(r.textChunkBytes / 1024)} KiB |`);
+}
+// Issue 29 item 4: a create or patch at 50,000 to-dos costs at most 1.25× the cost at 10,000.
+console.log('');
+console.log('Per write (own transaction, no fsync), median of 7 rounds of the mean over the round (folds included): wall / CPU (ms).');
+console.log('| to-dos | create | patch |');
+console.log('|---|---|---|');
+for (const r of results) console.log(`| ${r.size} | ${f(r.create)} | ${f(r.patch)} |`);
+const small = results.find((r) => r.size === 10_000);
+const large = results.find((r) => r.size === 50_000);
+if (small && large) {
+  const ratio = (a: Timing, b: Timing) => `${(a.cpu / b.cpu).toFixed(2)}× CPU, ${(a.wall / b.wall).toFixed(2)}× wall`;
+  console.log(`50k/10k: create ${ratio(large.create, small.create)}; patch ${ratio(large.patch, small.patch)}`);
 }
