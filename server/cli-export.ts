@@ -12,12 +12,13 @@ import { appRouter } from '../routers/index.js';
 import { createCallerFactory, createContextInner } from '../routers/trpc.js';
 import { authenticate } from '../routers/auth/credentials.js';
 import { exportPieces } from '../routers/export/stream.js';
+import { calendarIcs } from '../dav/calendar-ics.js';
 
 const callerFactory = createCallerFactory(appRouter);
 const caller = (deps: Deps, token?: string) => callerFactory(createContextInner({ deps, requestId: 'cli', authorization: token ? `Bearer ${token}` : undefined }));
 
 /** Writes every piece to `out`, waiting for 'drain' when it asks to. */
-async function pipeTo(pieces: AsyncIterable<string>, out: Writable): Promise<void> {
+async function pipeTo(pieces: AsyncIterable<string> | Iterable<string>, out: Writable): Promise<void> {
   for await (const piece of pieces) {
     if (!out.write(piece)) await new Promise<void>((resolve, reject) => {
       out.once('drain', resolve);
@@ -44,19 +45,22 @@ export async function exportCommand(
   deps: Deps,
   email: string,
   readPassword: (prompt: string) => Promise<string>,
-  opts: { out?: string | undefined; stdout?: Writable; err?: (line: string) => void } = {},
+  opts: { out?: string | undefined; format?: string | undefined; stdout?: Writable; err?: (line: string) => void } = {},
 ): Promise<void> {
   const err = opts.err ?? ((l: string) => process.stderr.write(l + '\n'));
+  // `--format ics`: every to-do as one iCalendar file, serialised as the CalDAV door serves them.
+  if (opts.format !== undefined && opts.format !== 'json' && opts.format !== 'ics') throw new Error('--format: must be json or ics');
+  const piecesOf = (p: Parameters<typeof exportPieces>[1]) => (opts.format === 'ics' ? calendarIcs(deps, p, null) : exportPieces(deps, p));
   const password = await readPassword('Password: ');
   await withSession(deps, email, password, async (p) => {
     if (!opts.out) {
-      await pipeTo(exportPieces(deps, p), opts.stdout ?? process.stdout);
+      await pipeTo(piecesOf(p), opts.stdout ?? process.stdout);
       return;
     }
     const partial = `${opts.out}.partial`;
     const file = createWriteStream(partial, { mode: 0o600 });
     try {
-      await pipeTo(exportPieces(deps, p), file);
+      await pipeTo(piecesOf(p), file);
       await new Promise<void>((resolve, reject) => file.end((e?: Error | null) => (e ? reject(e) : resolve())));
       renameSync(partial, opts.out);
     } catch (e) {

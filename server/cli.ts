@@ -34,8 +34,10 @@ Commands:
                                            granted the to-do and container scopes)
   token create --email <email> --audience mcp --scopes <a,b> [--days …] [--name <name>]
                                            create a token for an assistant at /mcp (docs/mcp.md)
-  export --email <email> [--out <file>]    every piece of the account's content, decrypted, as the
-                                           versioned JSON of GET /v1/export (docs/import.md)
+  export --email <email> [--out <file>] [--format json|ics]
+                                           every piece of the account's content, decrypted, as the
+                                           versioned JSON of GET /v1/export (docs/import.md); with
+                                           --format ics, every to-do as one iCalendar file
   import <file> --email <email> --from cairn|todoist|things|ics [--dry-run] [--name <name>]
                                            import a Cairn export, a Todoist CSV, a Things 3
                                            main.sqlite or an .ics file (docs/import.md)
@@ -147,6 +149,7 @@ async function run(argv: string[], deps: Deps): Promise<void> {
       'confirm-other-network': { type: 'boolean', default: false },
       audience: { type: 'string' },
       out: { type: 'string' },
+      format: { type: 'string' },
       from: { type: 'string' },
       'dry-run': { type: 'boolean', default: false },
     },
@@ -211,7 +214,7 @@ async function run(argv: string[], deps: Deps): Promise<void> {
     }
     case 'export':
       // Issue 33 item 2 (docs/import.md): the same stream as GET /v1/export.
-      await exportCommand(deps, need(values.email, 'email'), readPassword, { out: values.out });
+      await exportCommand(deps, need(values.email, 'email'), readPassword, { out: values.out, format: values.format });
       return;
     case 'reseal':
       // Issue 29 (docs/sealed-format.md): every v1 value of the account re-sealed as v2.

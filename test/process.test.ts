@@ -93,6 +93,10 @@ describe('entry points', () => {
     writeFileSync(file, exported.stdout);
     const dry = cli(['import', file, '--email', 'proc@example.test', '--from', 'cairn', '--dry-run'], 'process password 1');
     expect(dry.status, dry.stderr).toBe(0);
+    // The to-dos as one iCalendar file, through the CalDAV door's serialiser (dav/calendar-ics.ts).
+    const ics = cli(['export', '--email', 'proc@example.test', '--format', 'ics'], 'process password 1');
+    expect(ics.status, ics.stderr).toBe(0);
+    expect(ics.stdout).toMatch(/^BEGIN:VCALENDAR\r\nVERSION:2\.0\r\nPRODID:[^\r]+\r\n[\s\S]*END:VCALENDAR\r\n$/);
     expect(credentialKinds()).toEqual({ pat: 3 });
   });
 
