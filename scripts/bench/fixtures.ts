@@ -81,3 +81,14 @@ export function fixtureTodo(i: number, today: string): FixtureTodo {
 export function utcToday(now = Date.now()): string {
   return new Date(now).toISOString().slice(0, 10);
 }
+
+/** The to-dos of the door account's project 0: the PROPFIND scenario's 500-item calendar. */
+export const DOOR_BIG_COLLECTION = 500;
+
+/**
+ * The project (0-based) of the door account's i-th to-do (seed-doors.ts): the first 500 in
+ * project 0, the rest round-robin over projects 1..n-1 (10,000 in 50 projects: ~194 each).
+ */
+export function doorProjectOf(i: number, projects: number): number {
+  return i < DOOR_BIG_COLLECTION ? 0 : 1 + ((i - DOOR_BIG_COLLECTION) % (projects - 1));
+}

@@ -2,11 +2,18 @@
 // from every server. Latencies are taken from autocannon's per-response event (sub-millisecond
 // resolution; its own histogram rounds to whole milliseconds), 2xx only; anything else is
 // counted and reported, never silently averaged in.
+import { createRequire } from 'node:module';
 import autocannon from 'autocannon';
 import { Samples, summarize, type LatencySummary } from './stats.js';
 
+// autocannon writes each request as raw bytes but refuses methods outside RFC 7231 + PATCH; the
+// CalDAV scenarios (scripts/bench/doors.ts) need WebDAV's PROPFIND and REPORT, so they are added
+// to its list (the array its request builder checks; autocannon 8 has no option for it).
+const acMethods = createRequire(import.meta.url)('autocannon/lib/httpMethods.js') as string[];
+for (const m of ['PROPFIND', 'REPORT']) if (!acMethods.includes(m)) acMethods.push(m);
+
 export type LoadRequest = {
-  method: 'GET' | 'POST' | 'PATCH';
+  method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'PROPFIND' | 'REPORT';
   /** Called per request, so ids and bodies can rotate. */
   path: () => string;
   headers: Record<string, string>;

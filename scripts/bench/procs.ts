@@ -62,6 +62,12 @@ export function spawnCairn(env: Record<string, string>, execArgv: string[] = [])
   return track(proc, 'cairn');
 }
 
+/** Any other program as a tracked child (no IPC): stdout ignored, stderr kept for error reports. */
+export function spawnTracked(command: string, args: string[], name: string, env: Record<string, string> = {}): Child {
+  const proc = spawn(command, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  return track(proc, name);
+}
+
 /** Waits for the child's first IPC message of the given type (or its exit, which is a failure). */
 export function message<T>(child: Child, type: string, timeoutMs: number): Promise<T> {
   return new Promise<T>((resolve, reject) => {

@@ -31,3 +31,21 @@ export type SeedResult = {
 
 export type MicroRow = { name: string; usPerOp: number; note?: string };
 export type MicroResult = { type: 'micro'; resource: string; accountSize: number; rows: MicroRow[]; split: MicroRow[]; layers?: MicroRow[] };
+
+/** What seed-doors.ts made: the door scenarios' account (secrets only over IPC, never printed). */
+export type DoorSeed = {
+  type: 'seeded-doors';
+  userId: string;
+  email: string;
+  /** An app password (`audience: "dav"`). */
+  davPassword: string;
+  /** A personal token with `audience: "mcp"` (todos:read containers:read). */
+  mcpToken: string;
+  /** A `rest` personal token with the same scopes, for the MCP tool's REST twin. */
+  restToken: string;
+  projectIds: string[];
+  /** The to-do ids of projects 0, 1 and 2. */
+  members: string[][];
+  todos: number;
+  seconds: number;
+};

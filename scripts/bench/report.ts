@@ -2,6 +2,7 @@
 // the cost split of one authenticated read, and each target's verdict.
 import type { LoadResult } from './load.js';
 import type { MicroResult } from './protocol.js';
+import { renderDoors, type DoorsRecord } from './doors-report.js';
 import type { Kind, Target } from './scenarios.js';
 import { fmtFactor, fmtMB, fmtMs, fmtPct, fmtRate, markdownTable, median, ratio, verdict } from './stats.js';
 
@@ -31,6 +32,8 @@ export type RunRecord = {
   rss: { idle: number | null; after: number | null; peak: number | null; largest: number };
   scenarios: ScenarioOutcome[];
   micro: MicroResult | null;
+  /** The CalDAV and MCP door scenarios (scripts/bench/doors.ts), when any ran. */
+  doors?: DoorsRecord;
   elapsedS: number;
 };
 
@@ -217,6 +220,7 @@ export function renderReport(rec: RunRecord): string {
       );
     }
   }
+  lines.push(...renderDoors(rec.doors));
   lines.push('### Targets', '', ...targetsSummary(rec), '');
   const missing = rec.scenarios.filter((o) => o.status !== 'ok');
   if (missing.length) {

@@ -15,7 +15,9 @@ import { buildScenarios, CRUD_ACCOUNT, sizedAccount, type Scenario, type Target 
 import { renderReport, type RunRecord, type ScenarioOutcome } from './report.js';
 import { fmtMB, fmtMs, fmtPct, fmtRate, ratio, rotate } from './stats.js';
 import { utcToday } from './fixtures.js';
-import type { AccountSpec, MicroResult, SeedResult, SeededAccount } from './protocol.js';
+import type { AccountSpec, DoorSeed, MicroResult, SeedResult, SeededAccount } from './protocol.js';
+import { runDoors, selectedDoors } from './doors.js';
+import type { DoorsRecord } from './doors-report.js';
 import {
   ROOT,
   exited,
@@ -40,7 +42,9 @@ const HELP = `npm run bench [-- options]
   --duration S       measured seconds per server per scenario (default 8; quick 1)
   --warmup S         warm-up seconds, excluded (default 2; quick 0.3)
   --connections N    connections for throughput scenarios (default 10)
-  --only REGEX       run only scenarios whose id matches (ids: me, trpc-me, todo-get, ...)
+  --only REGEX       run only scenarios whose id matches (ids: me, trpc-me, todo-get, ...; the doors:
+                     dav-propfind, dav-multiget, dav-sync, dav-put, dav-tsdav-sync, mcp-find-today,
+                     which --quick leaves out unless named)
   --starts N         how many times to time start-to-healthy (default 3; quick 1)
   --log-level L      Cairn's LOG_LEVEL during the run (default info, as deployed)
   --cpu-prof         run Cairn under node --cpu-prof; profiles land in bench-results/
@@ -148,6 +152,22 @@ function build(): void {
   }
 }
 
+/** The door scenarios' account (seed-doors.ts), into the same DATA_DIR after seed-cairn.ts. */
+async function seedDoors(dataDir: string, today: string): Promise<DoorSeed> {
+  const child = forkTs('seed-doors.ts', 'door seeder', {
+    DATA_DIR: dataDir,
+    CAIRN_SCRYPT_LOG_N: '14',
+    CAIRN_RATE_LIMIT_FACTOR: '1000000',
+    LOG_LEVEL: 'silent',
+    BENCH_DOOR_TODOS: '10000',
+    BENCH_DOOR_PROJECTS: '50',
+    BENCH_TODAY: today,
+  });
+  const result = await message<DoorSeed>(child, 'seeded-doors', 30 * 60_000);
+  await exited(child);
+  return result;
+}
+
 async function seedCairn(dataDir: string, specs: AccountSpec[], today: string): Promise<SeedResult> {
   const child = forkTs('seed-cairn.ts', 'seeder', {
     DATA_DIR: dataDir,
@@ -229,8 +249,17 @@ async function main(): Promise<void> {
 
   const specs: AccountSpec[] = [{ name: CRUD_ACCOUNT, todos: o.crudTodos, tags: 60 }, ...o.sizes.map((s) => ({ name: sizedAccount(s), todos: s, tags: 8 }))];
   log(`bench: seeding Cairn (${specs.reduce((n, s) => n + s.todos, 0)} to-dos) and B in parallel…`);
+  const doorIds = selectedDoors(o.only, o.quick);
+  let doorSeed: DoorSeed | null = null;
   const [seed, b] = await Promise.all([
-    seedCairn(dataDir, specs, today),
+    // One writer at a time on the database: the door account after the others.
+    seedCairn(dataDir, specs, today).then(async (x) => {
+      if (doorIds.length) {
+        doorSeed = await seedDoors(dataDir, today);
+        log(`bench: Cairn seeded the door account (${doorSeed.todos} to-dos in ${doorSeed.projectIds.length} projects) in ${doorSeed.seconds.toFixed(1)} s`);
+      }
+      return x;
+    }),
     startPlain('server-b.ts', 'server B', { BENCH_ACCOUNTS: JSON.stringify(specs), BENCH_TODAY: today, BENCH_DURABILITY: o.durability }),
   ]);
   log(`bench: Cairn seeded ${seed.todosSeeded} to-dos in ${seed.seconds.toFixed(1)} s${seed.available.todos ? '' : ' (no to-do routes in this build: to-do scenarios are not available yet)'}`);
@@ -262,6 +291,20 @@ async function main(): Promise<void> {
   const peak = { pid: c.child.proc.pid, max: 0 };
   const run = (list: Scenario[], on: Record<Target, string>, suffix = '', track: typeof peak | null = null) => runScenarios(o, list, on, accountsB, accountsC, seed, ctx, outcomes, suffix, track);
   await run(scenarios, urls, '', peak);
+  let doors: DoorsRecord | undefined;
+  if (doorSeed) {
+    resetPeakBefore(peak); // fold the peak so far; the door scenarios reset it per scenario
+    doors = await runDoors(doorIds, { url: c.url, pid: c.child.proc.pid }, doorSeed, {
+      warmupS: o.warmupS,
+      durationS: o.durationS,
+      syncRuns: o.quick ? 1 : 3,
+      keepData: o.keepData,
+      only: o.only,
+      today,
+      log,
+    });
+    for (const d of doors.outcomes) peak.max = Math.max(peak.max, d.peakRssCairn ?? 0);
+  }
   const after = rssOf(c.child.proc.pid);
   if (after) after.peak = Math.max(after.peak, peak.max);
   await Promise.all([stop(c.child), stop(b.child)]);
@@ -317,6 +360,7 @@ async function main(): Promise<void> {
     rss: { idle: idle?.rss ?? null, after: after?.rss ?? null, peak: after?.peak ?? null, largest: Math.max(...o.sizes) },
     scenarios: outcomes,
     micro,
+    ...(doors ? { doors } : {}),
     elapsedS: (Date.now() - started) / 1000,
   };
   const md = renderReport(record);

@@ -261,3 +261,89 @@ describe('Cairn as npm start runs it', () => {
     expect(startScriptFlags()).toEqual(['--max-semi-space-size=8', '--heap-growing-percent=30']);
   });
 });
+
+describe('the CalDAV and MCP door scenarios (issues 30 and 31)', () => {
+  it('are selectable with --only, run in a full run, and stay out of --quick unless named', async () => {
+    const { selectedDoors, DOOR_IDS } = await import('../../scripts/bench/doors.js');
+    expect(selectedDoors(/^(dav|mcp)-/, false)).toEqual([...DOOR_IDS]);
+    expect(selectedDoors(/^dav-put$/, true)).toEqual(['dav-put']);
+    expect(selectedDoors(/mcp/, false)).toEqual(['mcp-find-today']);
+    expect(selectedDoors(/^todo-get$/, false)).toEqual([]);
+    expect(selectedDoors(null, false)).toEqual([...DOOR_IDS]);
+    expect(selectedDoors(null, true)).toEqual([]);
+  });
+
+  it('seed 10,000 to-dos in 50 projects with a 500-item project 0', async () => {
+    const { doorProjectOf } = await import('../../scripts/bench/fixtures.js');
+    const counts = new Array<number>(50).fill(0);
+    for (let i = 0; i < 10_000; i++) counts[doorProjectOf(i, 50)]!++;
+    expect(counts[0]).toBe(500);
+    expect(Math.min(...counts.slice(1))).toBe(193);
+    expect(Math.max(...counts.slice(1))).toBe(194);
+  });
+
+  it("let autocannon send WebDAV's PROPFIND and REPORT", async () => {
+    await import('../../scripts/bench/load.js');
+    const { createRequire } = await import('node:module');
+    const methods = createRequire(import.meta.url)('autocannon/lib/httpMethods.js') as string[];
+    expect(methods).toEqual(expect.arrayContaining(['GET', 'PUT', 'PROPFIND', 'REPORT']));
+  });
+
+  it('judge each p50 target, Cairn against Radicale, the full sync, its RSS and MCP against REST', async () => {
+    const { renderDoors, doorTargets } = await import('../../scripts/bench/doors-report.js');
+    const rec = {
+      radicale: '3.1.8',
+      todos: 10000,
+      projects: 50,
+      seedSeconds: 9.5,
+      outcomes: [
+        { id: 'dav-propfind' as const, label: 'PROPFIND', status: 'ok' as const, results: { cairn: load(50, 20), radicale: load(25, 40) }, peakRssCairn: 150e6 },
+        { id: 'dav-put' as const, label: 'PUT', status: 'ok' as const, results: { cairn: load(80, 12), radicale: load(100, 9) } },
+        { id: 'dav-sync' as const, label: 'sync', status: 'error' as const, reason: 'Radicale: 500', results: {} },
+        { id: 'dav-tsdav-sync' as const, label: 'full sync', status: 'ok' as const, results: {}, syncMs: { cairn: [4000, 6000, 4500], radicale: [9000, 9100, 8000] }, synced: { cairn: { calendars: 51, objects: 10000, bytes: 4.1e6 } }, peakRssCairn: 210e6 },
+        { id: 'mcp-find-today' as const, label: 'MCP today', status: 'ok' as const, results: { cairn: load(40, 13), rest: load(50, 10) } },
+      ],
+    };
+    const lines = doorTargets(rec);
+    expect(lines).toContain("- PROPFIND: p50 ≤ 30 ms: 20.0 ms, met; Cairn ≥ Radicale's requests/s: 200%, met");
+    expect(lines).toContain("- PUT: p50 ≤ 10 ms: 12.0 ms, NOT met; Cairn ≥ Radicale's requests/s: 80%, NOT met");
+    expect(lines).toContain('- sync: not measured (error: Radicale: 500)');
+    expect(lines).toContain('- full sync: ≤ 5 s: median 4500 ms, met');
+    expect(lines).toContain('- full sync: Cairn at least as fast as Radicale (median 9000 ms): met');
+    expect(lines).toContain("- full sync: Cairn's peak RSS < 200 MB: 210.0 MB, NOT met");
+    expect(lines).toContain('- MCP today: MCP p50 ≤ 1.3× REST p50: 1.30×, met');
+    const md = renderDoors(rec).join('\n');
+    expect(md).toContain('| PROPFIND | 50 | 20.0 | 40.0 | 25 | 40.0 | 80.0 | 200% | ≤ 30 ms: met | ≥ 100%: met | 150.0 MB |');
+    expect(md).toContain('| median (ms) | 4500 | 9000 |');
+    // The section goes into the bench report after the A/B/C tables.
+    expect(renderReport(record([], { doors: rec }))).toContain('### CalDAV and MCP doors');
+    expect(renderDoors(undefined)).toEqual([]);
+  });
+});
+
+describe('the door scenarios\' serial client', () => {
+  it('survives a server that closes after every answer, and names the item in the path before writing its body', async () => {
+    const http = await import('node:http');
+    const { runSerial } = await import('../../scripts/bench/serial.js');
+    // Like Radicale (wsgiref): every answer closes the connection. A PUT whose body is not the item
+    // its path names is refused, as Cairn refuses a UID change (409).
+    const server = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (d: Buffer) => (body += d.toString()));
+      req.on('end', () => {
+        res.writeHead(body === `UID:${req.url!.slice(1)}` ? 204 : 409, { connection: 'close' });
+        res.end();
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as { port: number }).port;
+    let n = 0;
+    let item = '';
+    const result = await runSerial(`http://127.0.0.1:${port}`, { method: 'PUT', path: () => `/${(item = `t${n++}`)}`, headers: {}, body: () => `UID:${item}` }, 0.2);
+    server.close();
+    expect(result.errors).toBe(0);
+    expect(result.statuses).toEqual({});
+    expect(result.ok).toBeGreaterThan(1);
+    expect(result.lat.n).toBe(result.ok);
+  });
+});
