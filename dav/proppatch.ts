@@ -1,13 +1,13 @@
 // PROPPATCH of a calendar (RFC 4918 §9.2): the display name and Apple's calendar-color change the
-// project (the same model as PATCH /v1/containers/{id}); calendar-order is accepted and not stored
-// (a calendar's order is its project's place, changed in the app: docs/caldav.md "Calendars").
+// project (the same model as PATCH /v1/containers/{id}); Apple's calendar-order moves the project
+// among its siblings (the same model as POST /v1/containers/{id}/move; docs/caldav.md "Calendars").
 // All or nothing: one property that cannot be set (403) fails the others (424) and nothing changes.
 // A display name sent back with its area prefix ("Area › Project") keeps only the last part.
-import { updateContainer } from '../routers/containers/model.js';
+import { moveContainer, updateContainer } from '../routers/containers/model.js';
 import { LIMITS } from '../core/config.js';
 import { DavError } from './errors.js';
 import { collectionHref } from './paths.js';
-import { findCollection } from './store.js';
+import { findCollection, listCollections, type Collection } from './store.js';
 import { ownPath, sendMultistatus, write, type DavRequest } from './request.js';
 import { NS, child, children, emptyElement, escapeXml, is, key, parseXml, qnameOf, textOf, type QName } from './xml.js';
 
@@ -41,7 +41,8 @@ export async function proppatch(r: DavRequest): Promise<void> {
     if (!c.row) return true; // the standalone calendar has no project behind it
     if (k === DISPLAYNAME) return ch.value === null || !ch.value.trim() || ch.value.length > LIMITS.container.name * 4;
     if (k === COLOR) return ch.value !== null && colorOf(ch.value) === null;
-    return k !== ORDER;
+    if (k === ORDER) return ch.value !== null && !/^\s*\d{1,9}\s*$/.test(ch.value);
+    return true;
   };
   const bad = changes.filter(refused);
   const href = collectionHref(p.userId, c.id);
@@ -58,7 +59,37 @@ export async function proppatch(r: DavRequest): Promise<void> {
     if (k === COLOR) patch.colorHex = ch.value === null ? null : colorOf(ch.value);
   }
   if (patch.name !== undefined || patch.colorHex !== undefined) await write(r, () => updateContainer(deps, p, patch));
+  const order = changes.find((ch) => key(ch.q) === ORDER && ch.value !== null);
+  if (order && c.row) {
+    const row = c.row;
+    const place = placeAmongSiblings(listCollections(deps, p), c, Number(order.value!.trim()));
+    if (place) await write(r, () => moveContainer(deps, p, { id: row.id, parentId: row.parentId, ...place }));
+  }
   return sendMultistatus(r.res, [
     `<D:response><D:href>${escapeXml(href)}</D:href><D:propstat><D:prop>${changes.map((ch) => emptyElement(ch.q)).join('')}</D:prop><D:status>HTTP/1.1 200 OK</D:status></D:propstat></D:response>`,
   ]);
+}
+
+/**
+ * Where calendar-order `n` (a position among all calendars, as PROPFIND answers it) puts calendar
+ * `c` among its siblings (the projects of the same area, or the subprojects of the same project):
+ * before the first sibling at or past that position (moving up) or past it (moving down), else
+ * after the last one. A calendar cannot leave its area this way. Null when it has no siblings or
+ * is already there.
+ */
+export function placeAmongSiblings(all: readonly Collection[], c: Collection, n: number): { before: string } | { after: string } | null {
+  const current = all.find((x) => x.id === c.id);
+  if (!current?.row) return null;
+  const parent = current.row.parentId;
+  const siblings = all.filter((x) => x.row && x.id !== c.id && x.row.parentId === parent);
+  if (!siblings.length) return null;
+  const up = n < current.order;
+  const next = siblings.find((x) => (up ? x.order >= n : x.order > n));
+  if (next) {
+    const prev = siblings[siblings.indexOf(next) - 1];
+    if ((prev ? prev.order < current.order : true) && next.order > current.order) return null; // already between them
+    return { before: next.id };
+  }
+  const last = siblings[siblings.length - 1]!;
+  return last.order < current.order ? null : { after: last.id };
 }
