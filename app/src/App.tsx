@@ -6,7 +6,8 @@ import { useEffect, useMemo, useRef, useState, useSyncExternalStore, type FormEv
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, getToken, message, onToken, setToken, localToday, status } from './api.js';
 import { useLive } from './live.js';
-import { Views, isTyping, type Route } from './views.js';
+import { Views } from './views/index.js';
+import { isTyping, type Route } from './views/shared.js';
 import { Settings } from './Settings.js';
 
 export function parseRoute(hash: string): Route {
