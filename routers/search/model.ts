@@ -17,7 +17,7 @@ import { AppError, invalid } from '../../core/errors.js';
 import type { Scope } from '../../core/scopes.js';
 import { assertAccountSize } from '../account-size.js';
 import type Database from 'better-sqlite3';
-import { scanTexts } from '../todo-index/index.js';
+import { scanAccountTexts, scanTexts } from '../todo-index/index.js';
 import { fold, foldWithMap, terms as termsOf } from '../todo-index/fold.js';
 import { deadContainerIds } from '../containers/live.js';
 import { openContainer } from '../containers/model.js';
@@ -32,6 +32,17 @@ function todoStampsQuery(db: Database.Database): Database.Statement {
   if (!st) {
     st = db.prepare('SELECT id, updated_at, parent_id, trashed_at FROM todos WHERE user_id = ? ORDER BY id').raw(true);
     stampsCache.set(db, st);
+  }
+  return st;
+}
+
+const placementCache = new WeakMap<Database.Database, Database.Statement>();
+/** The placement (container, trash time) of the given to-dos: the hits found in the text chunks. */
+function placementOf(db: Database.Database): Database.Statement {
+  let st = placementCache.get(db);
+  if (!st) {
+    st = db.prepare('SELECT id, parent_id, trashed_at FROM todos WHERE user_id = ? AND id IN (SELECT value FROM json_each(?))').raw(true);
+    placementCache.set(db, st);
   }
   return st;
 }
@@ -97,25 +108,44 @@ export function search(deps: Deps, p: Principal, input: { q: string; types?: str
   const hits: Hit[] = [];
 
   if (wanted.has('todo')) {
-    // The rows' ids and stamps in id order (the covering index todos_user_placement; the index
-    // chunks' order), streamed: only the kept ids and stamps outlive the scan, not one array per
-    // row (at 50,000 to-dos, ~14 MB less live during the request; docs/performance.md, issue 12).
-    const ids: string[] = [];
-    const stampList: number[] = [];
-    let total = 0;
-    for (const r of todoStampsQuery(sqlite).iterate(p.userId) as IterableIterator<[string, number, string | null, number | null]>) {
-      total++;
-      if (withTrashed || (r[3] === null && liveParent(r[2]))) {
-        ids.push(r[0]);
-        stampList.push(r[1]);
-      }
-    }
-    const stamps = Float64Array.from(stampList);
-    // Bucket by bucket: one bucket's search text is held at a time (the hits are sorted below).
-    scanTexts(sqlite, p, ids, stamps, { sorted: true, wholeAccount: ids.length === total }, (k, title, body) => {
+    // First from the text chunks alone, checked fresh by the account's totals (no row read);
+    // then only the hits' placement is read, to leave out trashed ones and those in a trashed or
+    // archived container. When the chunks are not fresh, the rows are read after all.
+    const found: { id: string; rank: 0 | 1 }[] = [];
+    const fresh = scanAccountTexts(sqlite, p, (id, title, body) => {
       const rank = rankOf(terms, title, body);
-      if (rank !== null) hits.push({ type: 'todo', id: ids[k]!, rank });
+      if (rank !== null) found.push({ id, rank });
     });
+    if (fresh) {
+      if (withTrashed) for (const f of found) hits.push({ type: 'todo', id: f.id, rank: f.rank });
+      else {
+        const live = new Set<string>();
+        for (const r of placementOf(sqlite).iterate(p.userId, JSON.stringify(found.map((f) => f.id))) as IterableIterator<[string, string | null, number | null]>) {
+          if (r[2] === null && liveParent(r[1])) live.add(r[0]);
+        }
+        for (const f of found) if (live.has(f.id)) hits.push({ type: 'todo', id: f.id, rank: f.rank });
+      }
+    } else {
+      // The rows' ids and stamps in id order (the covering index todos_user_placement; the index
+      // chunks' order), streamed: only the kept ids and stamps outlive the scan, not one array per
+      // row (at 50,000 to-dos, ~14 MB less live during the request; docs/performance.md, issue 12).
+      const ids: string[] = [];
+      const stampList: number[] = [];
+      let total = 0;
+      for (const r of todoStampsQuery(sqlite).iterate(p.userId) as IterableIterator<[string, number, string | null, number | null]>) {
+        total++;
+        if (withTrashed || (r[3] === null && liveParent(r[2]))) {
+          ids.push(r[0]);
+          stampList.push(r[1]);
+        }
+      }
+      const stamps = Float64Array.from(stampList);
+      // Bucket by bucket: one bucket's search text is held at a time (the hits are sorted below).
+      scanTexts(sqlite, p, ids, stamps, { sorted: true, wholeAccount: ids.length === total }, (k, title, body) => {
+        const rank = rankOf(terms, title, body);
+        if (rank !== null) hits.push({ type: 'todo', id: ids[k]!, rank });
+      });
+    }
   }
   const direct = new Map<string, { title: string; body: string }>();
   const consider = (type: SearchType, id: string, title: string, body: string) => {

@@ -43,4 +43,4 @@
 export { BUCKETS, FORMAT, INDEX_TABLE, type IndexOwner, type IndexedTodo, type PlacedRow, type StampedRow, type TodoContent, type TodoText } from './types.js';
 export { DELTA_MAX, TIER, bucketOf } from './storage.js';
 export { indexTodo, restampTodos, unindexTodo, unindexTodos } from './writes.js';
-export { AttrView, accountIndex, attrView, indexedAttrs, scanTexts, type AccountIndex } from './reads.js';
+export { AttrView, accountIndex, attrView, indexedAttrs, scanAccountTexts, scanTexts, type AccountIndex } from './reads.js';

@@ -231,6 +231,48 @@ describe('the sealed to-do index', () => {
     expect((await u.req('GET', '/v1/views/overview')).counts.anytime).toBe(expected.length);
   });
 
+  it('search reads the text chunks without the rows, and a row added, removed or changed behind them (chunks untouched) is still found right', async () => {
+    const u = await user();
+    const p1 = await u.req('POST', '/v1/containers', { kind: 'project', name: 'Kestrel box' });
+    const made: Any[] = [];
+    for (let i = 0; i < 24; i++) made.push(await u.req('POST', '/v1/todos', { title: `kestrel ${String(i).padStart(2, '0')}`, ...(i % 2 ? { parentId: p1.id } : {}) }));
+    const found = async (q = 'kestrel') => ((await u.req('GET', `/v1/search?q=${encodeURIComponent(q)}&types=todo&limit=100`)).data as Any[]).map((h) => h.title).sort();
+    const all = made.map((t) => t.title).sort();
+    expect(await found()).toEqual(all);
+    // Trashed to-dos and those in a trashed project are left out (read from the hits' rows).
+    await u.req('POST', `/v1/todos/${made[0].id}/trash`);
+    expect(await found()).toEqual(all.filter((t) => t !== 'kestrel 00'));
+    await u.req('POST', `/v1/containers/${p1.id}/trash`);
+    const standalone = made.filter((_, i) => i % 2 === 0 && i !== 0).map((t) => t.title).sort();
+    expect(await found()).toEqual(standalone);
+    await u.req('POST', `/v1/containers/${p1.id}/restore`);
+    await u.req('POST', `/v1/todos/${made[0].id}/restore`);
+    expect(await found()).toEqual(all);
+    const sqlite = app.deps.db.$client;
+    const dek = await dekOf(u.session);
+    // Changed behind the chunks: a new title sealed straight into a row (its stamp bumped, as
+    // every write does): the totals no longer match, the rows are read and the bucket rebuilt.
+    const row = sqlite.prepare('SELECT * FROM todos WHERE user_id = ? AND id = ?').get(u.userId, made[3].id) as Any;
+    const content = JSON.parse(open(dek, rowAad(u.userId, 'todos', row.id), row.sealed).toString());
+    sqlite.prepare('UPDATE todos SET sealed = ?, updated_at = updated_at + 1 WHERE user_id = ? AND id = ?').run(seal(dek, rowAad(u.userId, 'todos', row.id), Buffer.from(JSON.stringify({ ...content, title: 'osprey behind' }))), u.userId, row.id);
+    expect(await found('osprey')).toEqual(['osprey behind']);
+    expect(await found()).toEqual(all.filter((t) => t !== 'kestrel 03'));
+    // Removed behind the chunks: gone from the hits.
+    sqlite.prepare('DELETE FROM todos WHERE user_id = ? AND id = ?').run(u.userId, made[5].id);
+    expect(await found()).toEqual(all.filter((t) => t !== 'kestrel 03' && t !== 'kestrel 05'));
+    // Added behind the chunks: found.
+    const newId = '0F0F0F0F-0000-4000-8000-00000000BEEF';
+    sqlite
+      .prepare('INSERT INTO todos (id, user_id, parent_id, heading_id, sort_key, sealed, trashed_at, created_at, updated_at, heading_key) VALUES (?, ?, NULL, NULL, ?, ?, NULL, ?, ?, ?)')
+      .run(newId, u.userId, row.sort_key, seal(dek, rowAad(u.userId, 'todos', newId), Buffer.from(JSON.stringify({ ...content, title: 'kestrel added' }))), row.created_at, row.updated_at, row.heading_key);
+    expect(await found()).toEqual([...all.filter((t) => t !== 'kestrel 03' && t !== 'kestrel 05'), 'kestrel added'].sort());
+    // A text chunk that no longer opens (another bucket's blob in its place) is rebuilt too.
+    const texts = chunks(u.userId, 'text', 'base');
+    expect(texts.length).toBeGreaterThan(1);
+    sqlite.prepare(`UPDATE ${INDEX_TABLE} SET sealed = ? WHERE user_id = ? AND id = ?`).run(texts[1]!.sealed, u.userId, texts[0]!.id);
+    expect(await found()).toEqual([...all.filter((t) => t !== 'kestrel 03' && t !== 'kestrel 05'), 'kestrel added'].sort());
+  });
+
   it('a chunk of another format version (or a malformed one) is rebuilt, and the answers are unchanged', async () => {
     const u = await user();
     app.clock.set(Date.parse('2026-11-20T12:00:00Z'));
