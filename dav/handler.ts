@@ -10,7 +10,7 @@ import type { RateTracker } from '../routers/middleware/rate-limit.js';
 import { authenticateDav } from './auth.js';
 import { DavError, sendDavError } from './errors.js';
 import { METHODS, options } from './options.js';
-import { ROOT, parseDavPath } from './paths.js';
+import { ROOT, WELL_KNOWN, parseDavPath } from './paths.js';
 import { readBody, type DavRequest } from './request.js';
 import { propfind } from './propfind.js';
 import { proppatch } from './proppatch.js';
@@ -23,15 +23,6 @@ import { move } from './move.js';
 
 /** What the process hands the door about the request (server/handler.ts). */
 export type DavRequestInfo = { requestId: string; ip: string; rate?: RateTracker | undefined };
-
-export const WELL_KNOWN = '/.well-known/caldav';
-
-/** Whether a path is the door's: /dav, /dav/…, or the well-known address. */
-export function isDavPath(url: string): boolean {
-  const q = url.indexOf('?');
-  const path = q === -1 ? url : url.slice(0, q);
-  return path === '/dav' || path.startsWith(ROOT) || path === WELL_KNOWN || path === `${WELL_KNOWN}/`;
-}
 
 const BODY_METHODS = new Set(['PROPFIND', 'PROPPATCH', 'REPORT', 'PUT', 'MKCALENDAR', 'MKCOL']);
 

@@ -9,6 +9,14 @@ import { DavError } from './errors.js';
 
 export const ROOT = '/dav/';
 export const STANDALONE = 'standalone';
+export const WELL_KNOWN = '/.well-known/caldav';
+
+/** Whether a path is the door's: /dav, /dav/…, or the well-known address (server/handler.ts routes on it). */
+export function isDavPath(url: string): boolean {
+  const q = url.indexOf('?');
+  const path = q === -1 ? url : url.slice(0, q);
+  return path === '/dav' || path.startsWith(ROOT) || path === WELL_KNOWN || path === `${WELL_KNOWN}/`;
+}
 
 export type DavPath =
   | { kind: 'root' }

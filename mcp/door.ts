@@ -35,14 +35,9 @@ import { SCOPES, type Scope } from '../core/scopes.js';
 import { invalidArgs, ok, toolError } from './results.js';
 import { MCP_SCOPES, scopesForCall, toolUsable, TOOLS, TOOLS_BY_NAME, type ToolDef, type ToolEnv } from './tools.js';
 
-export const MCP_PATH = '/mcp';
-export const MCP_METADATA_PATH = '/.well-known/oauth-protected-resource/mcp';
+import { MCP_METADATA_PATH, MCP_PATH } from './paths.js';
 
-/** Whether `server/handler.ts` routes this request target to the MCP door. */
-export function isMcpPath(url: string): boolean {
-  const path = url.split('?')[0];
-  return path === MCP_PATH || path === MCP_METADATA_PATH;
-}
+export { MCP_METADATA_PATH, MCP_PATH, isMcpPath } from './paths.js';
 
 const VERSION = '0.1.0';
 const INSTRUCTIONS =
