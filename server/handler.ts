@@ -19,9 +19,8 @@ import { createApp } from './app.js';
 import { createV1Handler } from '../rest/v1.js';
 import { createTrpcHandler } from '../rest/trpc.js';
 import { edgeLimit, rateTrackerOf } from '../rest/rate-limit.js';
-import { createDavHandler } from '../dav/handler.js';
+import type { DavRequestInfo } from '../dav/handler.js';
 import { isDavPath } from '../dav/paths.js';
-import { createMcpDoor } from '../mcp/door.js';
 import { isMcpPath } from '../mcp/paths.js';
 import { hasDotSegment } from '../rest/paths.js';
 import { corsHeaders, preflight } from '../rest/cors.js';
@@ -43,12 +42,33 @@ function trustFor(deps: Deps): ((addr: string, i: number) => boolean) | null {
   return list.length ? proxyaddr.compile(list) : null;
 }
 
+type Door = (req: IncomingMessage, res: ServerResponse, info: DavRequestInfo) => void;
+
+/**
+ * A door whose code is loaded on its first request, not at start: the MCP SDK and the CalDAV
+ * door hold ~12 and ~5 MB of a process that no assistant or calendar app may ever call
+ * (issue 29's peak RSS; docs/performance.md "Memory"). Requests that arrive while it loads wait
+ * for the same load; a load that fails is answered as a problem and tried again next time.
+ */
+export function lazyDoor(deps: Deps, load: () => Promise<Door>): Door {
+  let door: Promise<Door> | undefined;
+  return (req, res, info) => {
+    (door ??= load()).then(
+      (run) => run(req, res, info),
+      (err: unknown) => {
+        door = undefined;
+        sendProblem(deps, req as Request, res as Response, err);
+      },
+    );
+  };
+}
+
 export function createRequestHandler(deps: Deps): RequestListener {
   const app = createApp(deps);
   const v1 = createV1Handler(deps);
   const trpc = createTrpcHandler(deps);
-  const dav = createDavHandler(deps);
-  const mcp = createMcpDoor(deps);
+  const dav = lazyDoor(deps, async () => (await import('../dav/handler.js')).createDavHandler(deps));
+  const mcp = lazyDoor(deps, async () => (await import('../mcp/door.js')).createMcpDoor(deps));
   const edge = edgeLimit(deps);
   const trust = trustFor(deps);
   const log = accessLogger(deps.log);

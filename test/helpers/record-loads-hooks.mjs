@@ -1,0 +1,12 @@
+// The resolve hook of test/helpers/record-loads.mjs (runs on the loader thread).
+import { appendFileSync } from 'node:fs';
+
+let file;
+export function initialize(data) {
+  file = data?.file;
+}
+export async function resolve(specifier, context, next) {
+  const r = await next(specifier, context);
+  if (file) appendFileSync(file, `esm:${r.url}\n`);
+  return r;
+}
