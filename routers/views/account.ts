@@ -4,9 +4,9 @@
 // containers with their sealed status. Nothing here outlives the request. A caller picks to-dos
 // from it and opens only the rows it returns (`presentPicked`).
 import type Database from 'better-sqlite3';
-import { and, eq, sql } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import { containers, todos } from '../../db/schema/index.js';
-import { inJsonIds, prepared } from '../../db/prepared.js';
+import { prepared } from '../../db/prepared.js';
 import { decodeTupleCursor, encodeTupleCursor } from '../../db/tuple-page.js';
 import { LIMITS } from '../../core/config.js';
 import type { Deps } from '../deps.js';
@@ -295,13 +295,14 @@ function walkQueries(deps: Deps): WalkQueries {
 export function presentPicked(deps: Deps, p: Principal, ids: readonly string[]): Map<string, TodoOut> {
   const out = new Map<string, TodoOut>();
   if (!ids.length) return out;
-  const rows = prepared(deps.db, 'views.todosByIds', (db) =>
-    db
-      .select()
-      .from(todos)
-      .where(and(eq(todos.userId, sql.placeholder('userId')), inJsonIds(todos.id, 'ids')))
-      .prepare(),
-  ).all({ userId: p.userId, ids: JSON.stringify([...new Set(ids)]) }) as TodoRow[];
+  // A raw statement with the row's columns named as TodoRow (drizzle's row mapping cost ~3.6 ms
+  // of a 539-row Today at 50k to-dos).
+  const rows = prepared(deps.db, 'views.todosByIds.raw', (db) =>
+    db.$client.prepare<[string, string], TodoRow>(
+      `SELECT id, user_id AS userId, parent_id AS parentId, heading_id AS headingId, sort_key AS sortKey, sealed, trashed_at AS trashedAt, created_at AS createdAt, updated_at AS updatedAt
+         FROM todos WHERE user_id = ? AND id IN (SELECT value FROM json_each(?))`,
+    ),
+  ).all(p.userId, JSON.stringify([...new Set(ids)]));
   const list = presentTodos(deps, p, rows.map((row) => ({ row, s: openTodo(p.dek, row) })));
   for (const t of list) out.set(t.id, t);
   return out;
