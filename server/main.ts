@@ -11,6 +11,7 @@ import { createHttpServer } from './http.js';
 import { startJobs } from './jobs/scheduler.js';
 import { createDispatcher } from './webhooks/dispatcher.js';
 import { openData, StartupError } from './startup.js';
+import { markInterruptedImports } from '../routers/imports/jobs.js';
 import type { Deps } from '../routers/deps.js';
 import type { Logger } from 'pino';
 
@@ -49,6 +50,8 @@ async function main(): Promise<void> {
   warnIfOpen(config.dataDir, log);
   for (const w of warnings) log.warn({ dataDir: config.dataDir }, w);
   const deps: Deps = { db, config, keys, clock: systemClock, log };
+  // Import jobs the last stop cut off read `interrupted` from now on (routers/imports/jobs.ts).
+  markInterruptedImports(deps);
   const server = createHttpServer(createRequestHandler(deps), deps);
   const stopJobs = startJobs(deps);
   // Webhook deliveries (server/webhooks): beside request handling, on their own timer.

@@ -11,6 +11,7 @@ import { newDataKey, unwrapDataKey, wrapDataKey } from '../../core/crypto/keywra
 import { decoyRecord, hashPassword, verifyPassword, type PasswordRecord } from '../../core/crypto/password.js';
 import { openJson, rowAad, sealJson } from '../../core/crypto/seal.js';
 import { resealV1Targets } from '../webhooks/v1-targets.js';
+import { rekeyImportLinks } from '../imports/links.js';
 import {
   assertCredentialLive,
   deleteCredential,
@@ -210,6 +211,9 @@ export async function rotateKey(deps: Deps, principal: Principal, input: { passw
     (tx) => {
       assertUnchanged(deps, tx, principal, row);
       resealUser(deps.db.$client, principal.userId, principal.dek, newDek);
+      // Import links' blind indexes are written again under the new key (their sealed source ids
+      // opened with the old one), so a re-run of an import still finds what it made.
+      rekeyImportLinks(deps.db.$client, principal.userId, principal.dek, newDek);
       // Issue 29: webhook targets (under a server key) still in format v1 become v2 too, so a
       // rotation leaves nothing of the account in v1 (docs/sealed-format.md).
       resealV1Targets(deps, principal.userId);

@@ -17,6 +17,7 @@ import { unwrapDataKey, wrapDataKey } from '../../core/crypto/keywrap.js';
 import { decoyRecord, verifyPassword, type PasswordRecord } from '../../core/crypto/password.js';
 import { accountKeyForEmail, decoyLogN } from './model.js';
 import { resealV1Target } from '../webhooks/v1-targets.js';
+import { resealV1Link, v1Links } from '../imports/links.js';
 
 /** How `reseal` re-makes a v1 value of a column, or why it cannot. */
 export type ResealWay =
@@ -24,6 +25,7 @@ export type ResealWay =
   | { by: 'file-chunk' }
   | { by: 'webhook-target' }
   | { by: 'password-wrap' }
+  | { by: 'import-link' }
   | { by: 'none'; why: string };
 
 export type SealedColumn = {
@@ -46,6 +48,8 @@ export const SEALED_COLUMNS: readonly SealedColumn[] = [
   { table: 'attachment_chunks', column: 'sealed', userCol: 'user_id', offset: 0, reseal: { by: 'file-chunk' } },
   { table: 'webhooks', column: 'sealed_target', userCol: 'user_id', offset: 0, reseal: { by: 'webhook-target' } },
   { table: 'users', column: 'pw_wrapped_key', userCol: 'id', offset: 0, reseal: { by: 'password-wrap' } },
+  // An import link's source id (routers/imports/links.ts): under the data key, AAD by the link's id.
+  { table: 'import_links', column: 'sealed', userCol: 'user_id', offset: 0, reseal: { by: 'import-link' } },
   ...(
     [
       ['credentials', 'wrapped_key', 0, "a session's or personal token's wrap: only its secret re-makes it; it ends with the credential"],
@@ -264,6 +268,18 @@ function plan(deps: Deps, u: Unlocked, report: ResealReport): Item[] {
           }
           db.prepare('UPDATE attachment_chunks SET sealed = ? WHERE attachment_id = ? AND idx = ? AND user_id = ?').run(seal(u.dek, aad, plain), c.id, c.idx, userId);
           return 'done';
+        },
+      });
+    }
+
+    // Import links' sealed source ids (their blind index stays: the key is the same).
+    for (const l of v1Links(sqlite, userId)) {
+      items.push({
+        key: 'import_links.sealed',
+        bytes: l.bytes,
+        run: (db) => {
+          const r = resealV1Link(db, u.dek, userId, l.id);
+          return r === 'unopened' ? unopened('import_links', l.id) : r;
         },
       });
     }

@@ -5,15 +5,16 @@
 // one): a crash keeps whole batches, and a re-run picks up where it stopped.
 //
 // Idempotent by source id: each created item records a link, a blind index of (source, kind,
-// source id) under the user's data key and the new id (db/schema/imports.ts), in the same
-// transaction as the item. An item whose link exists is not created again; its link's target
-// stands in for it as a parent. A dry run reads the links and reports, writing nothing.
+// source id) under the user's data key, that source id sealed, and the new id (db/schema/imports.ts,
+// routers/imports/links.ts), in the same transaction as the item. An item whose link exists is not
+// created again; its link's target stands in for it as a parent. A key rotation writes every link
+// again under the new key, so this holds across rotations. A dry run reads the links and reports,
+// writing nothing.
 import { and, eq } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Deps } from '../deps.js';
-import type { Principal } from '../auth/credentials.js';
+import { assertCredentialLive, type Principal } from '../auth/credentials.js';
 import { importLinks } from '../../db/schema/imports.js';
-import { blindIndex } from '../../core/crypto/blind-index.js';
 import { AppError } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import { runWrite } from '../middleware/atomic.js';
@@ -39,6 +40,7 @@ import { startUpload } from '../attachments/files.js';
 import { updateSettings, WEEK_DAYS, type WeekStart } from '../settings/model.js';
 import { todayOf } from '../todos/rows.js';
 import { PLAN_KINDS, type ImportPlan, type ImportSource, type PlanKind } from './plan.js';
+import { linkIndex as indexOf, sealLink } from './links.js';
 
 /** Items per transaction: small enough that one batch holds the write lock for milliseconds. */
 export const BATCH = 100;
@@ -61,7 +63,13 @@ export type Progress = (done: number, total: number) => void;
 const zero = (): Record<PlanKind, number> => Object.fromEntries(PLAN_KINDS.map((k) => [k, 0])) as Record<PlanKind, number>;
 
 function linkIndex(p: Principal, source: string, kind: PlanKind, sid: string): Buffer {
-  return blindIndex(p.dek, 'import source', `${source}\0${kind}\0${sid}`);
+  return indexOf(p.dek, { source, kind, sid });
+}
+
+/** A new link's columns: its own id, and the source id sealed under it (routers/imports/links.ts). */
+function linkRow(p: Principal, source: string, kind: PlanKind, sid: string) {
+  const id = newId();
+  return { id, sealed: sealLink(p.dek, p.userId, id, { source, kind, sid }) };
 }
 
 function parsed<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
@@ -92,7 +100,10 @@ export async function applyPlan(deps: Deps, p: Principal, plan: ImportPlan, opts
     if (id === undefined || id === null) throw new AppError('validation_failed', `its ${what} (${sid}) was not imported`);
     return id;
   };
-  const findLink = deps.db.$client.prepare('SELECT target_id FROM import_links WHERE user_id = ? AND source_index = ?').pluck();
+  const findLink = deps.db.$client.prepare('SELECT target_id AS target, id IS NULL AS legacy, rowid AS r FROM import_links WHERE user_id = ? AND source_index = ?');
+  // A link made before migration 0019 has no sealed source id, so a key rotation could not keep
+  // it: a real run that finds one gives it its id and sealed source id (in the batch's transaction).
+  const upgradeLink = deps.db.$client.prepare('UPDATE import_links SET id = ?, sealed = ? WHERE rowid = ? AND user_id = ? AND id IS NULL');
   const ctx = { deps, principal: p, http: { headers: {} as Record<string, string> } };
   const today = todayOf(deps);
   const after: (() => void)[] = []; // archive and trash once everything inside exists
@@ -106,9 +117,13 @@ export async function applyPlan(deps: Deps, p: Principal, plan: ImportPlan, opts
       const one = (s: Step) => {
         const key = `${s.kind}\0${s.sid}`;
         const index = linkIndex(p, plan.source, s.kind, s.sid);
-        const existing = findLink.get(p.userId, index) as string | undefined;
-        if (existing !== undefined) {
-          ids.set(key, existing);
+        const found = findLink.get(p.userId, index) as { target: string; legacy: number; r: number } | undefined;
+        if (found !== undefined) {
+          if (found.legacy && !opts.dryRun) {
+            const row = linkRow(p, plan.source, s.kind, s.sid);
+            upgradeLink.run(row.id, row.sealed, found.r, p.userId);
+          }
+          ids.set(key, found.target);
           report.existing[s.kind]++;
           return;
         }
@@ -126,7 +141,7 @@ export async function applyPlan(deps: Deps, p: Principal, plan: ImportPlan, opts
         try {
           const id = deps.db.transaction((tx) => {
             const made = s.make();
-            tx.insert(importLinks).values({ userId: p.userId, sourceIndex: index, targetId: made, createdAt: deps.clock() }).run();
+            tx.insert(importLinks).values({ userId: p.userId, sourceIndex: index, targetId: made, createdAt: deps.clock(), ...linkRow(p, plan.source, s.kind, s.sid) }).run();
             return made;
           });
           ids.set(key, id);
@@ -135,8 +150,12 @@ export async function applyPlan(deps: Deps, p: Principal, plan: ImportPlan, opts
           report.failed.push({ kind: s.kind, sourceId: s.sid, detail: message(e) });
         }
       };
-      if (opts.dryRun) batch.forEach(one);
-      else runWrite(ctx, () => batch.forEach(one));
+      if (opts.dryRun) {
+        // A dry run writes nothing, but its key must still be the account's: after a key rotation
+        // every link is under the new key, and this one would find none of them.
+        assertCredentialLive(deps, p);
+        batch.forEach(one);
+      } else runWrite(ctx, () => batch.forEach(one));
       done += batch.length;
       opts.progress?.(done, total);
       await new Promise<void>((resolve) => setImmediate(resolve));
@@ -281,9 +300,10 @@ export async function applyPlan(deps: Deps, p: Principal, plan: ImportPlan, opts
           up.write(Buffer.from(a.file.base64, 'base64'));
           const out = up.finish();
           // The capture's attachment is this attachment: linked so it is not made again below.
+          const link = linkRow(p, plan.source, 'attachments', a.sid);
           deps.db.$client
-            .prepare('INSERT INTO import_links (user_id, source_index, target_id, created_at) VALUES (?, ?, ?, ?)')
-            .run(p.userId, linkIndex(p, plan.source, 'attachments', a.sid), out.id, deps.clock());
+            .prepare('INSERT INTO import_links (user_id, source_index, target_id, created_at, id, sealed) VALUES (?, ?, ?, ?, ?, ?)')
+            .run(p.userId, linkIndex(p, plan.source, 'attachments', a.sid), out.id, deps.clock(), link.id, link.sealed);
         } else {
           id = captureInbox(deps, p, parsed(CaptureInboxInput, { kind: item.kind, ...(item.text ? { text: item.text } : {}), ...(item.url ? { url: item.url } : {}), whenDate: item.whenDate ?? null })).id;
         }
