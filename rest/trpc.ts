@@ -15,7 +15,8 @@
 // Anything else goes to tRPC's own adapter (the `fallback`): streaming (`trpc-accept`), a path that
 // names no procedure, a query sent as POST or a mutation as GET, a batch over the limit, a body or
 // input that is not valid JSON or was refused by the guards. Those answers are tRPC's, so they
-// cannot drift from it.
+// cannot drift from it. A subscription (`GET /trpc/live.events`, Server-Sent Events) goes to tRPC's
+// node adapter directly (createSubscriptionHandler below).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Request, Response } from 'express';
 import superjson from 'superjson';
@@ -29,6 +30,8 @@ import { trpcBody } from './guards.js';
 import { requestExtras } from './rate-limit.js';
 import { requestState } from './state.js';
 import { callProcedure, PROCEDURES, type ProcedureFn } from './procedures.js';
+import { nodeHTTPRequestHandler } from '@trpc/server/adapters/node-http';
+import { appRouter } from '../routers/index.js';
 
 type Call = { path: string; procedure: ProcedureFn; input: unknown };
 
@@ -124,6 +127,41 @@ function callsOf(req: IncomingMessage, path: string, search: URLSearchParams): C
 
 export type TrpcHandler = (req: IncomingMessage, res: ServerResponse, fallback: () => void) => void;
 
+/**
+ * Subscriptions (routers/live; docs/app.md "Live updates"): `GET /trpc/<path>?input=…` answered
+ * as Server-Sent Events by tRPC's own node adapter (its SSE producer sets `Content-Type:
+ * text/event-stream`, `Cache-Control: no-cache, no-transform`, `X-Accel-Buffering: no`; the pings
+ * are routers/trpc.ts `sse`). Not through the Express fallback: that one runs each call inside
+ * `problemScope` (an AsyncLocalStorage), which would keep Node 20's async hooks on for every
+ * promise of the process as long as a stream is open, i.e. as long as the web app is (see
+ * fastErrorShape). Errors still get the problem shape (the formatter falls back to the context).
+ */
+function createSubscriptionHandler(deps: Deps): (req: IncomingMessage, res: ServerResponse, path: string) => void {
+  return (req, res, path) => {
+    const state = requestState(req as Request);
+    void nodeHTTPRequestHandler({
+      router: appRouter,
+      req,
+      res,
+      path,
+      createContext: () => {
+        const ctx = createContextInner({ deps, requestId: state.requestId, authorization: req.headers.authorization, ip: state.ip, ...requestExtras(req as Request) });
+        ctx.http.procedure = path;
+        state.ctx = ctx;
+        return ctx;
+      },
+      // The rate-limit headers the call set; the stream's own are tRPC's, but for `Connection:
+      // close` (tRPC says keep-alive): a stream ends only when its client goes, its session ends
+      // or the server stops (server/main.ts), and then the socket must go too rather than idle
+      // for the keep-alive timeout and hold a stopping server open.
+      responseMeta: ({ ctx }) => ({ headers: { ...(ctx?.http.headers ?? {}), Connection: 'close' } }),
+      onError: ({ error }) => {
+        if (error.code === 'INTERNAL_SERVER_ERROR') deps.log.error({ requestId: state.requestId, err: error.cause ?? error, procedure: path }, 'internal error');
+      },
+    });
+  };
+}
+
 let servedHere = 0;
 
 /** Requests this path answered itself (the tests check it is the one that answers). */
@@ -132,6 +170,7 @@ export function trpcFastPathCount(): number {
 }
 
 export function createTrpcHandler(deps: Deps): TrpcHandler {
+  const subscribe = createSubscriptionHandler(deps);
   async function run(req: IncomingMessage, res: ServerResponse, calls: Call[], batch: boolean): Promise<void> {
     const state = requestState(req as Request);
     const ctx: Context = createContextInner({ deps, requestId: state.requestId, authorization: req.headers.authorization, ip: state.ip, ...requestExtras(req as Request) });
@@ -188,6 +227,7 @@ export function createTrpcHandler(deps: Deps): TrpcHandler {
     } catch {
       return fallback();
     }
+    if (req.method === 'GET' && Object.prototype.hasOwnProperty.call(PROCEDURES, path) && PROCEDURES[path]!._def.type === 'subscription') return subscribe(req, res, path);
     const search = new URLSearchParams(q === -1 ? '' : url.slice(q + 1));
     const state = requestState(req as Request);
     // The same body checks as tRPC's path (UTF-8, depth, size); a refusal is tRPC's to answer.

@@ -22,6 +22,7 @@ import { webhooksRouter } from './webhooks/router.js';
 import { approvalsRouter } from './approvals/router.js';
 import { grantsRouter } from './grants/router.js';
 import { importsRouter } from './imports/router.js';
+import { liveRouter } from './live/router.js';
 
 export const appRouter = router({
   auth: authRouter,
@@ -46,6 +47,7 @@ export const appRouter = router({
   approvals: approvalsRouter,
   grants: grantsRouter,
   imports: importsRouter,
+  live: liveRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -118,6 +118,10 @@ const t = initTRPC
   .meta<RouterMeta>()
   .create({
     transformer: superjson,
+    // Subscriptions over SSE (routers/live, docs/app.md "Live updates"): a ping every 10 s keeps
+    // proxies and the socket idle timeout (CAIRN_SOCKET_IDLE_TIMEOUT_MS, 60 s) from cutting a quiet
+    // stream, and tells the client to reconnect when it has heard nothing for 25 s (a dead link).
+    sse: { ping: { enabled: true, intervalMs: 10_000 }, client: { reconnectAfterInactivityMs: 25_000 } },
     // /trpc clients get the same problem object REST clients get, under data.problem, and the
     // same HTTP status (routers/middleware/problems.ts trpcErrorShape). No stack, ever.
     errorFormatter({ shape, error, ctx }) {

@@ -10,6 +10,7 @@ import { createRequestHandler } from './handler.js';
 import { createHttpServer } from './http.js';
 import { startJobs } from './jobs/scheduler.js';
 import { createDispatcher } from './webhooks/dispatcher.js';
+import { closeLiveStreams } from '../routers/live/model.js';
 import { openData, StartupError } from './startup.js';
 import { markInterruptedImports } from '../routers/imports/jobs.js';
 import type { Deps } from '../routers/deps.js';
@@ -65,6 +66,8 @@ async function main(): Promise<void> {
     log.info({ signal, graceMs: config.shutdownGraceMs }, 'shutting down');
     // No new send starts; a send cut off by the exit stays due and goes again after a restart.
     dispatcher.stop();
+    // Live streams (routers/live) never finish on their own: end them, or close would wait the grace period.
+    closeLiveStreams(deps);
     server.close(() => {
       stopJobs();
       closeDb(db);
