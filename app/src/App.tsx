@@ -7,8 +7,11 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, getToken, message, onToken, setToken, localToday, status } from './api.js';
 import { useLive } from './live.js';
 import { Views } from './views/index.js';
+import { dropInto } from './views/project.js';
 import { isTyping, type Route } from './views/shared.js';
 import { Settings } from './Settings.js';
+import { NotesNav } from './views/notes.js';
+import { FiltersNav } from './views/filters.js';
 
 export function parseRoute(hash: string): Route {
   const h = hash.replace(/^#\/?/, '');
@@ -19,6 +22,10 @@ export function parseRoute(hash: string): Route {
       return { view };
     case 'project': case 'area':
       return arg ? { view, id: decodeURIComponent(arg) } : { view: 'today' };
+    case 'notes':
+      return arg ? { view: 'folder', id: decodeURIComponent(arg) } : { view: 'notes' };
+    case 'filters':
+      return arg ? { view: 'filter', id: decodeURIComponent(arg) } : { view: 'filters' };
     case 'search':
       return { view: 'search', q: decodeURIComponent(arg ?? '') };
     default:
@@ -50,12 +57,68 @@ function useOnline(): boolean {
   );
 }
 
+/** No HTTP answer at all (the fetch itself failed: no network, no server), as opposed to a problem the server sent. */
+function networkError(err: unknown): boolean {
+  const e = err as { data?: unknown; cause?: unknown } | null;
+  return !!e && e.data === undefined && (err instanceof TypeError || e.cause instanceof TypeError);
+}
+
+/**
+ * The browser may say it is online while the server cannot be reached: a query or a change whose
+ * fetch failed shows the offline notice (not a silent empty view). Meanwhile the views on screen
+ * are asked again every RETRY_DOWN_MS (and when the browser says it is back online); the first
+ * answer clears the notice and the queries still failed are asked again.
+ */
+const RETRY_DOWN_MS = 3_000;
+function useUnreachable(): boolean {
+  const qc = useQueryClient();
+  const [down, setDown] = useState(false);
+  const wasDown = useRef(false);
+  useEffect(() => {
+    if (!down) return;
+    // The views on screen (one batched request): a failed change leaves no failed query behind.
+    const retry = () => void qc.refetchQueries({ type: 'active' });
+    const timer = setInterval(retry, RETRY_DOWN_MS);
+    addEventListener('online', retry);
+    return () => {
+      clearInterval(timer);
+      removeEventListener('online', retry);
+    };
+  }, [down, qc]);
+  useEffect(() => {
+    const failed = (err: unknown) => {
+      if (!networkError(err)) return;
+      wasDown.current = true;
+      setDown(true);
+    };
+    const offQueries = qc.getQueryCache().subscribe((e) => {
+      if (e.type !== 'updated') return;
+      if (e.action.type === 'error') failed(e.action.error);
+      else if (e.action.type === 'success' && !e.action.manual && wasDown.current) {
+        wasDown.current = false;
+        setDown(false);
+        void qc.refetchQueries({ type: 'active', predicate: (q) => q.state.status === 'error' });
+      }
+    });
+    const offMutations = qc.getMutationCache().subscribe((e) => {
+      if (e.type === 'updated' && e.action.type === 'error') failed(e.action.error);
+    });
+    return () => {
+      offQueries();
+      offMutations();
+    };
+  }, [qc]);
+  return down;
+}
+
 export function App() {
   const token = useSyncExternalStore(onToken, getToken);
   const online = useOnline();
+  const unreachable = useUnreachable();
   return (
     <>
       {!online && <p role="status" className="offline">You are offline: changes cannot be saved until the connection is back.</p>}
+      {online && unreachable && <p role="status" className="offline">You are offline or the server cannot be reached: changes cannot be saved until it answers again.</p>}
       {token ? <SignedIn /> : <SignIn />}
     </>
   );
@@ -143,8 +206,15 @@ function SignedIn() {
     if (status(containers.error) === 401) setToken(undefined);
   }, [containers.error]);
   const all = containers.data?.data ?? [];
-  const areas = all.filter((c) => c.kind === 'area');
-  const projects = all.filter((c) => c.kind !== 'area');
+  // A completed (archived) project or area leaves the sidebar (docs/app.md "Projects, headings and drag").
+  const areas = all.filter((c) => c.kind === 'area' && c.status !== 'archived');
+  const projects = all.filter((c) => c.kind !== 'area' && c.status !== 'archived');
+  // A to-do dropped on a sidebar project moves into it (at its end, no heading).
+  const moveInto = useMutation({
+    mutationFn: (v: { id: string; parentId: string }) => api.todos.move.mutate(v),
+    onError: (e) => setError(message(e)),
+    onSettled: () => qc.invalidateQueries(),
+  });
   const signOut = useMutation({
     mutationFn: () => api.auth.logout.mutate(),
     onSettled: () => {
@@ -185,14 +255,14 @@ function SignedIn() {
     return () => removeEventListener('keydown', onKey);
   }, []);
 
-  const title = route.view === 'project' || route.view === 'area' ? (all.find((c) => c.id === route.id)?.name ?? '') : route.view === 'settings' ? 'Settings' : route.view === 'search' ? 'Search' : FIXED.find((f) => f.view === route.view)?.name;
+  const title = route.view === 'project' || route.view === 'area' ? (all.find((c) => c.id === route.id)?.name ?? '') : route.view === 'settings' ? 'Settings' : route.view === 'search' ? 'Search' : route.view === 'notes' || route.view === 'folder' ? 'Notes' : route.view === 'filters' || route.view === 'filter' ? 'Filters' : FIXED.find((f) => f.view === route.view)?.name;
   useEffect(() => {
     document.title = title ? `${title} · Cairn` : 'Cairn';
   }, [title]);
 
-  const link = (href: string, name: string, current: boolean) => (
+  const link = (href: string, name: string, current: boolean, dropTo?: string) => (
     <li key={href}>
-      <a href={href} aria-current={current ? 'page' : undefined}>
+      <a href={href} aria-current={current ? 'page' : undefined} {...(dropTo ? dropInto(dropTo, (id) => moveInto.mutate({ id, parentId: dropTo })) : {})}>
         {name}
       </a>
     </li>
@@ -202,15 +272,18 @@ function SignedIn() {
       <nav className="side" aria-label="Lists">
         <ul>{FIXED.map((f) => link(`#/${f.view}`, f.name, route.view === f.view))}</ul>
         {projects.filter((p) => !p.parentId || !all.some((a) => a.id === p.parentId)).length > 0 && (
-          <ul aria-label="Projects">{projects.filter((p) => !p.parentId || !all.some((a) => a.id === p.parentId)).map((p) => link(`#/project/${p.id}`, p.name, route.view === 'project' && route.id === p.id))}</ul>
+          <ul aria-label="Projects">{projects.filter((p) => !p.parentId || !all.some((a) => a.id === p.parentId)).map((p) => link(`#/project/${p.id}`, p.name, route.view === 'project' && route.id === p.id, p.id))}</ul>
         )}
         {areas.map((a) => (
           <ul key={a.id} aria-label={a.name}>
             {link(`#/area/${a.id}`, a.name, route.view === 'area' && route.id === a.id)}
-            {projects.filter((p) => p.parentId === a.id).map((p) => link(`#/project/${p.id}`, p.name, route.view === 'project' && route.id === p.id))}
+            {projects.filter((p) => p.parentId === a.id).map((p) => link(`#/project/${p.id}`, p.name, route.view === 'project' && route.id === p.id, p.id))}
           </ul>
         ))}
-        <NewProject onError={setError} />
+        <NewProject onError={setError} areas={areas} />
+        <NewArea onError={setError} />
+        <NotesNav route={route} />
+        <FiltersNav route={route} />
         <ul>{link('#/settings', 'Settings', route.view === 'settings')}</ul>
       </nav>
       <div>
@@ -244,12 +317,13 @@ function SignedIn() {
   );
 }
 
-/** A new project at the top level; the app opens it. */
-function NewProject({ onError }: { onError: (m: string) => void }) {
+/** A new project, at the top level or in the area chosen beside it; the app opens it. */
+function NewProject({ onError, areas }: { onError: (m: string) => void; areas: { id: string; name: string }[] }) {
   const qc = useQueryClient();
   const [name, setName] = useState('');
+  const [area, setArea] = useState('');
   const create = useMutation({
-    mutationFn: (n: string) => api.containers.create.mutate({ kind: 'project', name: n }),
+    mutationFn: (n: string) => api.containers.create.mutate({ kind: 'project', name: n, parentId: areas.some((a) => a.id === area) ? area : null }),
     onSuccess: (c) => {
       setName('');
       location.hash = `#/project/${c.id}`;
@@ -259,12 +333,49 @@ function NewProject({ onError }: { onError: (m: string) => void }) {
   });
   return (
     <form
+      className="new-container"
       onSubmit={(e) => {
         e.preventDefault();
         if (name.trim()) create.mutate(name.trim());
       }}
     >
       <input type="text" aria-label="New project" placeholder="New project" value={name} onChange={(e) => setName(e.target.value)} maxLength={256} />
+      {areas.length > 0 && (
+        <select aria-label="Area of the new project" value={area} onChange={(e) => setArea(e.target.value)}>
+          <option value="">No area</option>
+          {areas.map((a) => (
+            <option key={a.id} value={a.id}>
+              {a.name}
+            </option>
+          ))}
+        </select>
+      )}
+    </form>
+  );
+}
+
+/** A new area (it holds projects only, spec §2.1); the app opens its page. */
+function NewArea({ onError }: { onError: (m: string) => void }) {
+  const qc = useQueryClient();
+  const [name, setName] = useState('');
+  const create = useMutation({
+    mutationFn: (n: string) => api.containers.create.mutate({ kind: 'area', name: n }),
+    onSuccess: (c) => {
+      setName('');
+      location.hash = `#/area/${c.id}`;
+    },
+    onError: (e) => onError(message(e)),
+    onSettled: () => qc.invalidateQueries(),
+  });
+  return (
+    <form
+      className="new-container"
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (name.trim()) create.mutate(name.trim());
+      }}
+    >
+      <input type="text" aria-label="New area" placeholder="New area" value={name} onChange={(e) => setName(e.target.value)} maxLength={256} />
     </form>
   );
 }

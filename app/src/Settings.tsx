@@ -19,7 +19,35 @@ export function Settings({ onError }: { onError: (m: string) => void }) {
       <Grants />
       <Keys />
       <Account onError={onError} />
+      <WeekStartSetting onError={onError} />
     </div>
+  );
+}
+
+/** The first day of the week (`settings.weekStart`): the editor's weekday order, `next week` in quick entry. */
+const WEEK_DAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] as const;
+function WeekStartSetting({ onError }: { onError: (m: string) => void }) {
+  const qc = useQueryClient();
+  const q = useQuery({ queryKey: ['settings'], queryFn: () => api.settings.get.query(), staleTime: 60_000 });
+  const save = useMutation({
+    mutationFn: (weekStart: (typeof WEEK_DAYS)[number]) => api.settings.update.mutate({ weekStart }),
+    onSuccess: (s) => qc.setQueryData(['settings'], s),
+    onError: (e) => onError(message(e)),
+  });
+  return (
+    <section aria-labelledby="week-h">
+      <h2 id="week-h">Calendar</h2>
+      <label>
+        First day of the week{' '}
+        <select value={save.isPending ? save.variables : (q.data?.weekStart ?? 'monday')} disabled={!q.data} onChange={(e) => save.mutate(e.target.value as (typeof WEEK_DAYS)[number])}>
+          {WEEK_DAYS.map((d) => (
+            <option key={d} value={d}>
+              {d[0]!.toUpperCase() + d.slice(1)}
+            </option>
+          ))}
+        </select>
+      </label>
+    </section>
   );
 }
 

@@ -3,6 +3,7 @@
 import type { LoadResult } from './load.js';
 import type { MicroResult } from './protocol.js';
 import { renderDoors, type DoorsRecord } from './doors-report.js';
+import { renderApp, type AppRecord } from './app-report.js';
 import type { Kind, Target } from './scenarios.js';
 import { fmtFactor, fmtMB, fmtMs, fmtPct, fmtRate, markdownTable, median, ratio, verdict } from './stats.js';
 
@@ -34,6 +35,8 @@ export type RunRecord = {
   micro: MicroResult | null;
   /** The CalDAV and MCP door scenarios (scripts/bench/doors.ts), when any ran. */
   doors?: DoorsRecord;
+  /** The web app in Chromium (scripts/bench/app.ts), when any of its scenarios ran. */
+  app?: AppRecord;
   elapsedS: number;
 };
 
@@ -221,6 +224,7 @@ export function renderReport(rec: RunRecord): string {
     }
   }
   lines.push(...renderDoors(rec.doors));
+  lines.push(...renderApp(rec.app));
   lines.push('### Targets', '', ...targetsSummary(rec), '');
   const missing = rec.scenarios.filter((o) => o.status !== 'ok');
   if (missing.length) {

@@ -18,6 +18,8 @@ import { utcToday } from './fixtures.js';
 import type { AccountSpec, DoorSeed, MicroResult, SeedResult, SeededAccount } from './protocol.js';
 import { runDoors, selectedDoors } from './doors.js';
 import type { DoorsRecord } from './doors-report.js';
+import { runApp, selectedApp } from './app.js';
+import type { AppRecord, AppSeed } from './app-report.js';
 import {
   ROOT,
   exited,
@@ -44,7 +46,8 @@ const HELP = `npm run bench [-- options]
   --connections N    connections for throughput scenarios (default 10)
   --only REGEX       run only scenarios whose id matches (ids: me, trpc-me, todo-get, ...; the doors:
                      dav-propfind, dav-multiget, dav-sync, dav-put, dav-tsdav-sync, mcp-find-today,
-                     which --quick leaves out unless named)
+                     which --quick leaves out unless named; the web app in Chromium: app-load,
+                     app-switch, app-quick, app-scroll, app-js, also left out by --quick unless named)
   --starts N         how many times to time start-to-healthy (default 3; quick 1)
   --log-level L      Cairn's LOG_LEVEL during the run (default info, as deployed)
   --cpu-prof         run Cairn under node --cpu-prof; profiles land in bench-results/
@@ -168,6 +171,14 @@ async function seedDoors(dataDir: string, today: string): Promise<DoorSeed> {
   return result;
 }
 
+/** The web app scenarios' account (seed-app.ts), into the same DATA_DIR after the others. */
+async function seedApp(dataDir: string, today: string): Promise<AppSeed> {
+  const child = forkTs('seed-app.ts', 'app seeder', { DATA_DIR: dataDir, CAIRN_SCRYPT_LOG_N: '14', CAIRN_RATE_LIMIT_FACTOR: '1000000', LOG_LEVEL: 'silent', BENCH_APP_TODOS: '10000', BENCH_TODAY: today });
+  const result = await message<AppSeed>(child, 'seeded-app', 30 * 60_000);
+  await exited(child);
+  return result;
+}
+
 async function seedCairn(dataDir: string, specs: AccountSpec[], today: string): Promise<SeedResult> {
   const child = forkTs('seed-cairn.ts', 'seeder', {
     DATA_DIR: dataDir,
@@ -251,12 +262,18 @@ async function main(): Promise<void> {
   log(`bench: seeding Cairn (${specs.reduce((n, s) => n + s.todos, 0)} to-dos) and B in parallel…`);
   const doorIds = selectedDoors(o.only, o.quick);
   let doorSeed: DoorSeed | null = null;
+  const appIds = selectedApp(o.only, o.quick);
+  let appSeed: AppSeed | null = null;
   const [seed, b] = await Promise.all([
     // One writer at a time on the database: the door account after the others.
     seedCairn(dataDir, specs, today).then(async (x) => {
       if (doorIds.length) {
         doorSeed = await seedDoors(dataDir, today);
         log(`bench: Cairn seeded the door account (${doorSeed.todos} to-dos in ${doorSeed.projectIds.length} projects) in ${doorSeed.seconds.toFixed(1)} s`);
+      }
+      if (appIds.length) {
+        appSeed = await seedApp(dataDir, today);
+        log(`bench: Cairn seeded the web app's account (${appSeed.todos} to-dos, ${appSeed.counts.anytime} open undated) in ${appSeed.seconds.toFixed(1)} s`);
       }
       return x;
     }),
@@ -304,6 +321,11 @@ async function main(): Promise<void> {
       log,
     });
     for (const d of doors.outcomes) peak.max = Math.max(peak.max, d.peakRssCairn ?? 0);
+  }
+  let app: AppRecord | undefined;
+  if (appSeed) {
+    log('bench: app: the web app in headless Chromium…');
+    app = await runApp(appIds, c.url, appSeed, { samples: o.quick ? 3 : 5, log });
   }
   const after = rssOf(c.child.proc.pid);
   if (after) after.peak = Math.max(after.peak, peak.max);
@@ -361,6 +383,7 @@ async function main(): Promise<void> {
     scenarios: outcomes,
     micro,
     ...(doors ? { doors } : {}),
+    ...(app ? { app } : {}),
     elapsedS: (Date.now() - started) / 1000,
   };
   const md = renderReport(record);

@@ -34,6 +34,42 @@ describe('quick entry', () => {
     expect(parseQuick('Email @nobody', now, projects)).toMatchObject({ title: 'Email @nobody', chips: [] });
   });
 
+  it('every …: a recurrence chip and rule, first day as when unless a date is given', () => {
+    expect(parseQuick('Water plants every monday #home', now, projects)).toMatchObject({
+      title: 'Water plants',
+      tags: ['home'],
+      recurrence: { rule: 'FREQ=WEEKLY;BYDAY=MO', basis: 'schedule' },
+      whenDate: '2026-11-30',
+      chips: ['Tag: home', 'Repeat: Every Monday', 'When: Mon, Nov 30'],
+    });
+    expect(parseQuick('Vitamins every day', now, projects)).toMatchObject({ title: 'Vitamins', recurrence: { rule: 'FREQ=DAILY' }, whenDate: '2026-11-25', chips: ['Repeat: Every day', 'When: Today'] });
+    // Wednesday: the first weekday is today.
+    expect(parseQuick('Standup every weekday', now, projects)).toMatchObject({ title: 'Standup', recurrence: { rule: 'FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR' }, whenDate: '2026-11-25', chips: ['Repeat: Every weekday', 'When: Today'] });
+    expect(parseQuick('Review every 2 weeks', now, projects)).toMatchObject({ title: 'Review', recurrence: { rule: 'FREQ=WEEKLY;INTERVAL=2' }, chips: ['Repeat: Every 2 weeks', 'When: Today'] });
+    expect(parseQuick('Pay rent every month', now, projects)).toMatchObject({ title: 'Pay rent', recurrence: { rule: 'FREQ=MONTHLY' }, chips: ['Repeat: Monthly', 'When: Today'] });
+    expect(parseQuick('Renew passport every year', now, projects)).toMatchObject({ title: 'Renew passport', recurrence: { rule: 'FREQ=YEARLY' }, chips: ['Repeat: Yearly', 'When: Today'] });
+    expect(parseQuick('Gym every tuesday and thursday', now, projects)).toMatchObject({ title: 'Gym', recurrence: { rule: 'FREQ=WEEKLY;BYDAY=TU,TH' }, whenDate: '2026-11-26', chips: ['Repeat: Every week on Tue, Thu', 'When: Thu, Nov 26'] });
+    expect(parseQuick('Sync every other week on mon, fri', now, projects)).toMatchObject({ recurrence: { rule: 'FREQ=WEEKLY;INTERVAL=2;BYDAY=MO,FR' }, whenDate: '2026-11-27' });
+    // On the 1st: the next month that has it (December).
+    expect(parseQuick('Pay rent every month on the 1st', now, projects)).toMatchObject({ title: 'Pay rent', recurrence: { rule: 'FREQ=MONTHLY;BYMONTHDAY=1' }, whenDate: '2026-12-01' });
+    // A date given as well is the when; `monday` is not read as a date.
+    expect(parseQuick('Ship every monday tomorrow', now, projects)).toMatchObject({ title: 'Ship', recurrence: { rule: 'FREQ=WEEKLY;BYDAY=MO' }, whenDate: '2026-11-26' });
+    expect(parseQuick('Call mom every sunday and buy milk', now, projects)).toMatchObject({ title: 'Call mom and buy milk', recurrence: { rule: 'FREQ=WEEKLY;BYDAY=SU' } });
+    // Not a recurrence: `every` without a unit or day stays in the title.
+    expect(parseQuick('Read every page', now, projects)).toEqual({ title: 'Read every page', tags: [], chips: [] });
+    expect(parseQuick('Ping every 2 weekdays', now, projects).recurrence).toBeUndefined();
+  });
+
+  it('next week is the first day of next week by the week start', () => {
+    expect(parseQuick('Plan next week', now, projects)).toMatchObject({ title: 'Plan', whenDate: '2026-11-30' });
+    expect(parseQuick('Plan next week', now, projects, { weekStart: 'sunday' })).toMatchObject({ title: 'Plan', whenDate: '2026-11-29' });
+    expect(parseQuick('Plan next week', now, projects, { weekStart: 'wednesday' })).toMatchObject({ whenDate: '2026-12-02' });
+    expect(parseQuick('Report due next week', now, projects, { weekStart: 'saturday' })).toMatchObject({ title: 'Report', deadline: '2026-11-28' });
+    // The weekday order of the words follows it too.
+    expect(parseQuick('Gym every sunday and monday', now, projects, { weekStart: 'sunday' }).chips[0]).toBe('Repeat: Every week on Sun, Mon');
+    expect(parseQuick('Gym every sunday and monday', now, projects).chips[0]).toBe('Repeat: Every week on Mon, Sun');
+  });
+
   it('plain text stays plain', () => {
     expect(parseQuick('Write the report', now, projects)).toEqual({ title: 'Write the report', tags: [], chips: [] });
   });

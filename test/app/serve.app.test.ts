@@ -1,7 +1,8 @@
 // The web app's serving (app/serve.ts, docs/app.md "Serving"): the shell with the strict CSP and
 // no cache, assets under hashed names cached for good, brotli and gzip as Accept-Encoding asks,
-// and the public /.well-known/cairn that says whether sign-up is on.
-import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+// and the public /.well-known/cairn that says whether sign-up is on; the manifest, its icons and the
+// service worker's script (docs/app.md "Installable and offline").
+import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.js';
@@ -72,6 +73,75 @@ describe('/app serving', () => {
   it('says whether sign-up is on at /.well-known/cairn (public)', async () => {
     expect(JSON.parse((await get(app, '/.well-known/cairn')).body.toString())).toMatchObject({ signup: true, app: `${app.url}/app` });
     expect(JSON.parse((await get(off, '/.well-known/cairn')).body.toString())).toMatchObject({ signup: false });
+  });
+
+  it('links the manifest, the icon and a theme colour for light and dark; the CSP lets the manifest and worker come from this origin only', async () => {
+    const r = await get(app, '/app');
+    const html = r.body.toString('utf8');
+    expect(html).toContain('<link rel="manifest" href="/app/manifest.webmanifest">');
+    expect(html).toMatch(/<link rel="icon" type="image\/png" href="\/app\/assets\/icon-192\.[0-9a-f]{12}\.png">/);
+    expect(html).toContain('<meta name="theme-color" media="(prefers-color-scheme: light)" content="#ffffff">');
+    expect(html).toContain('<meta name="theme-color" media="(prefers-color-scheme: dark)" content="#17191c">');
+    const csp = String(r.headers['content-security-policy']).split('; ');
+    expect(csp).toContain("manifest-src 'self'");
+    expect(csp).toContain("worker-src 'self'");
+  });
+
+  it('serves the manifest (Cairn, /app, standalone) and its two PNG icons under hashed names', async () => {
+    const r = await get(app, '/app/manifest.webmanifest', { 'accept-encoding': 'gzip' });
+    expect(r.status).toBe(200);
+    expect(r.headers['content-type']).toMatch(/^application\/manifest\+json/);
+    expect(r.headers['cache-control']).toBe('no-cache');
+    const m = JSON.parse(gunzipSync(r.body).toString('utf8'));
+    expect(m).toMatchObject({ name: 'Cairn', short_name: 'Cairn', id: '/app', start_url: '/app', scope: '/app', display: 'standalone', theme_color: '#ffffff', background_color: '#ffffff' });
+    const icons = m.icons as { src: string; sizes: string; type: string; purpose: string }[];
+    expect(icons.map((i) => `${i.sizes} ${i.purpose}`).sort()).toEqual(['192x192 any', '192x192 maskable', '512x512 any', '512x512 maskable']);
+    for (const i of icons) {
+      expect(i.src).toMatch(new RegExp(`^/app/assets/icon-${i.sizes.split('x')[0]}\\.[0-9a-f]{12}\\.png$`));
+      const png = await get(app, i.src, { 'accept-encoding': 'gzip, br' });
+      expect(png.status).toBe(200);
+      expect(png.headers['content-type']).toBe('image/png');
+      expect(png.headers['content-encoding']).toBeUndefined(); // already deflated
+      expect(png.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+      // A real PNG of the size it claims: signature, IHDR (RGBA, 8 bits), and rows that inflate to size × (1 + 4 × size) bytes.
+      const b = png.body;
+      expect(b.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))).toBe(true);
+      expect(b.toString('latin1', 12, 16)).toBe('IHDR');
+      const side = Number(i.sizes.split('x')[0]);
+      expect([b.readUInt32BE(16), b.readUInt32BE(20), b[24], b[25]]).toEqual([side, side, 8, 6]);
+      const idat = b.indexOf('IDAT', 0, 'latin1');
+      expect(inflateSync(b.subarray(idat + 4, idat + 4 + b.readUInt32BE(idat - 4))).length).toBe(side * (1 + 4 * side));
+    }
+  });
+
+  it('serves the service worker at /app/sw.js for scope /app, never cached by HTTP, listing only the shell and the current hashed files', async () => {
+    const r = await get(app, '/app/sw.js');
+    expect(r.status).toBe(200);
+    expect(r.headers['content-type']).toMatch(/^application\/javascript/);
+    expect(r.headers['cache-control']).toBe('no-cache');
+    expect(r.headers['service-worker-allowed']).toBe('/app');
+    expect(r.headers['x-content-type-options']).toBe('nosniff');
+    expect(String(r.headers['content-security-policy'])).toContain("connect-src 'self'");
+    const text = r.body.toString('utf8');
+    const list = JSON.parse(/^var CAIRN_SHELL=(\{.*?\});\n/.exec(text)![1]!) as { cache: string; network: string[]; hashed: string[] };
+    expect(list.cache).toMatch(/^cairn-shell-[0-9a-f]{12}$/);
+    expect(list.network).toEqual(['/app', '/app/manifest.webmanifest']);
+    // Exactly the names the shell and the manifest use now.
+    const html = (await get(app, '/app')).body.toString('utf8');
+    const m = JSON.parse((await get(app, '/app/manifest.webmanifest')).body.toString('utf8')) as { icons: { src: string }[] };
+    const current = [...html.matchAll(/"(\/app\/assets\/app\.[0-9a-f]{12}\.(?:js|css))"/g)].map((x) => x[1]!);
+    expect(current).toHaveLength(2);
+    expect([...list.hashed].sort()).toEqual([...new Set([...current, ...m.icons.map((i) => i.src)])].sort());
+    // Nothing of the API: not by name, not by prefix.
+    for (const p of [...list.network, ...list.hashed]) {
+      expect(p).toMatch(/^\/app(\/|$)/);
+      expect((await get(app, p)).status).toBe(200); // the worker's install (cache.addAll) needs every one
+    }
+    expect(text).toMatch(/trpc\|v1\|\\\.well-known/); // the worker's own refusal of those paths
+    // The same process serves the same worker (the browser compares bytes to notice a deploy).
+    expect((await get(app, '/app/sw.js')).body.equals(r.body)).toBe(true);
+    const br = await get(app, '/app/sw.js', { 'accept-encoding': 'br' });
+    expect(brotliDecompressSync(br.body).equals(r.body)).toBe(true);
   });
 
   it('no longer serves the old console script', async () => {

@@ -11,6 +11,9 @@ import { InboxView } from './inbox.js';
 import { TrashView } from './trash.js';
 import { ProjectView, AreaView } from './project.js';
 import { QuickEntry } from './quick-entry.js';
+import { walkVirtual } from './virtual.js';
+import { NotesView } from './notes.js';
+import { FiltersView, FilterView } from './filters.js';
 
 export function Views({ route, title, containers, onError }: { route: Route; title: string; containers: Container[]; onError: (m: string) => void }) {
   const ctx: Ctx = { containers, onError };
@@ -57,11 +60,12 @@ export function Views({ route, title, containers, onError }: { route: Route; tit
           e.preventDefault();
           quick.current?.focus();
           return;
+        // A virtual list (Anytime, Someday, Logbook) walks its whole order and scrolls the row in.
         case 'j':
-          pick(i + 1);
+          if (!walkVirtual(selected, 1, setSelected)) pick(i + 1);
           return;
         case 'k':
-          pick(i < 0 ? 0 : i - 1);
+          if (!walkVirtual(selected, -1, setSelected)) pick(i < 0 ? 0 : i - 1);
           return;
       }
       if (!selected || !todo) return;
@@ -115,6 +119,9 @@ export function Views({ route, title, containers, onError }: { route: Route; tit
       {route.view === 'project' && <ProjectView id={route.id} {...list} />}
       {route.view === 'area' && <AreaView id={route.id} {...list} />}
       {route.view === 'search' && <SearchView q={route.q} {...list} />}
+      {(route.view === 'notes' || route.view === 'folder') && <NotesView folderId={route.view === 'folder' ? route.id : null} ctx={ctx} />}
+      {route.view === 'filters' && <FiltersView ctx={ctx} />}
+      {route.view === 'filter' && <FilterView id={route.id} {...list} />}
     </>
   );
 }

@@ -1,13 +1,15 @@
-// The quick-entry field: what it recognised shown as chips (docs/app.md "Quick entry").
+// The quick-entry field: what it recognised shown as chips (docs/app.md "Quick entry"); `next
+// week` and the weekday order follow the account's week start.
 import { useMemo, useState } from 'react';
 import { type In } from '../api.js';
 import { parseQuick } from '../quick.js';
-import { type Ctx, type Actions } from './shared.js';
+import { type Ctx, type Actions, useWeekStart } from './shared.js';
 
 export function QuickEntry({ inputRef, defaults, ctx, actions }: { inputRef: React.RefObject<HTMLInputElement | null>; defaults: Partial<In['todos']['create']>; ctx: Ctx; actions: Actions }) {
   const [text, setText] = useState('');
   const projects = ctx.containers.filter((c) => c.kind !== 'area').map((c) => ({ id: c.id, name: c.name }));
-  const parsed = useMemo(() => parseQuick(text, new Date(), projects), [text, projects]);
+  const weekStart = useWeekStart();
+  const parsed = useMemo(() => parseQuick(text, new Date(), projects, { weekStart }), [text, projects, weekStart]);
   return (
     <form
       className="quick"
@@ -27,6 +29,8 @@ export function QuickEntry({ inputRef, defaults, ctx, actions }: { inputRef: Rea
         if (parsed.deadline) input.deadline = parsed.deadline;
         if (parsed.tags.length) input.tags = parsed.tags;
         if (parsed.project) input.parentId = parsed.project.id;
+        // todos.create takes the recurrence itself: one request.
+        if (parsed.recurrence) input.recurrence = parsed.recurrence;
         actions.create.mutate(input);
         setText('');
       }}
