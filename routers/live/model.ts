@@ -180,6 +180,10 @@ export async function* liveEvents(
   signal: AbortSignal | undefined,
 ): AsyncGenerator<TrackedEnvelope<{ events: { type: string; id: string }[]; more: boolean }>, void, unknown> {
   const userId = principal.userId;
+  // The stream needs no data key (ids and types only) and may stay open for hours: the key the
+  // request unwrapped is zeroed now, not held for the stream's life (docs/security.md "Keys").
+  // The session itself is still checked on every wake (assertCredentialLive reads its row).
+  principal.dek.fill(0);
   let dirty = false;
   let stopped = false;
   let notify: (() => void) | null = null;
