@@ -2,7 +2,7 @@
 // in-process (no HTTP): per account size, the cost one write adds for index maintenance
 // (re-sealing one attribute chunk and one search-text chunk), and the model time of each view,
 // a filter page and a search page. Accounts are seeded with the bench fixtures through the to-do
-// model, as scripts/bench/seed-cairn.ts does. Prints a Markdown table (medians of repeated runs).
+// model, as scripts/bench/seed-cairn.ts does (seed-model.ts). Prints a Markdown table (medians of repeated runs).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -16,7 +16,7 @@ import type { Deps } from '../../routers/deps.js';
 import { appRouter } from '../../routers/index.js';
 import { createCallerFactory, createContextInner } from '../../routers/trpc.js';
 import { authenticate } from '../../routers/auth/credentials.js';
-import { createTodo, finishTodo, openTodo, updateTodo, type TodoRow } from '../../routers/todos/model.js';
+import { createTodo, openTodo, updateTodo, type TodoRow } from '../../routers/todos/model.js';
 import { CreateTodoInput } from '../../routers/todos/schema.js';
 import { TIER, indexTodo } from '../../routers/todo-index/index.js';
 import { eq } from 'drizzle-orm';
@@ -25,6 +25,8 @@ import { anytimeView, logbookView, overviewView, todayView, upcomingView } from 
 import { createFilter, filterTodos } from '../../routers/filters/model.js';
 import { search } from '../../routers/search/model.js';
 import { FILTER_CRITERIA, SEARCH_TERM, fixtureTodo, utcToday } from './fixtures.js';
+import { seedTodos } from './seed-model.js';
+import { clock, quantile, timeCalls, type Timing } from './stats.js';
 
 const sizes = (process.argv[2] ?? '1000,10000,50000').split(',').map(Number);
 // Experiment only: INDEX_MICRO_MID_MAX / INDEX_MICRO_TIER_BYTES set the index's third tier
@@ -33,24 +35,11 @@ if (process.env.INDEX_MICRO_MID_MAX) TIER.midMax = Number(process.env.INDEX_MICR
 if (process.env.INDEX_MICRO_TIER_BYTES) TIER.fromBytes = Number(process.env.INDEX_MICRO_TIER_BYTES);
 const today = utcToday();
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
-}
-/** Median wall-clock and median CPU time (this process, user + system) of `runs` calls, in ms. */
-type Timing = { wall: number; cpu: number };
+/** The middle value (the upper of the middle two for an even count), as this script has always reported. */
+const median = (xs: number[]) => quantile(xs, 0.5);
+/** Median wall-clock and median CPU time (this process, user + system) of `runs` calls after a warm-up, in ms. */
 function time(fn: () => unknown, runs: number): Timing {
-  fn(); // warm
-  const wall: number[] = [];
-  const cpu: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const c = process.cpuUsage();
-    const t = process.hrtime.bigint();
-    fn();
-    wall.push(Number(process.hrtime.bigint() - t) / 1e6);
-    const d = process.cpuUsage(c);
-    cpu.push((d.user + d.system) / 1e3);
-  }
+  const { wall, cpu } = timeCalls(fn, runs);
   return { wall: median(wall), cpu: median(cpu) };
 }
 
@@ -66,16 +55,7 @@ async function measure(size: number) {
   const p = await authenticate(deps, `Bearer ${reg.token}`);
   const sqlite = deps.db.$client;
   const ids: string[] = [];
-  for (let start = 0; start < size; start += 500) {
-    sqlite.transaction(() => {
-      for (let i = start; i < Math.min(size, start + 500); i++) {
-        const f = fixtureTodo(i, today);
-        const t = createTodo(deps, p, CreateTodoInput.parse({ title: f.title, ...(f.notes !== null ? { notes: f.notes } : {}), ...(f.whenDate !== null ? { whenDate: f.whenDate } : {}), ...(f.someday ? { someday: true } : {}), ...(f.priority !== null ? { priority: f.priority } : {}), ...(f.tags.length ? { tags: f.tags } : {}) }));
-        if (f.status === 'completed') finishTodo(deps, p, t.id, 'completed', today);
-        ids.push(t.id);
-      }
-    })();
-  }
+  seedTodos(deps, p, { count: size, today, fixture: (i) => fixtureTodo(i, today), onTodo: (_i, id) => ids.push(id) });
   const filter = createFilter(deps, p, { name: 'micro', criteria: FILTER_CRITERIA });
   // Per-write index cost: indexTodo alone (both layers re-sealed), on rows spread over the account.
   const rows: TodoRow[] = deps.db.select().from(todos).where(eq(todos.userId, p.userId)).limit(200).all();
@@ -99,11 +79,10 @@ async function measure(size: number) {
   const PER_ROUND = Number(process.env.INDEX_MICRO_WRITES ?? 400);
   sqlite.pragma('synchronous = NORMAL');
   const roundMean = (fn: (i: number) => void, from: number): Timing => {
-    const c = process.cpuUsage();
-    const t = process.hrtime.bigint();
-    for (let i = from; i < from + PER_ROUND; i++) fn(i);
-    const d = process.cpuUsage(c);
-    return { wall: Number(process.hrtime.bigint() - t) / 1e6 / PER_ROUND, cpu: (d.user + d.system) / 1e3 / PER_ROUND };
+    const t = clock(() => {
+      for (let i = from; i < from + PER_ROUND; i++) fn(i);
+    });
+    return { wall: t.wall / PER_ROUND, cpu: t.cpu / PER_ROUND };
   };
   const doCreate = (i: number) => {
     const f = fixtureTodo(size + i, today);

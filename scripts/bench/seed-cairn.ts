@@ -5,50 +5,24 @@
 // - to-dos (tens of thousands) through the to-do model itself (createTodo, finishTodo) with the
 //   input parsed by the route's own zod schema, for one principal resolved from the account's
 //   personal token; per-request work (auth, rate limits) is left out only because it writes no row.
+//   Both ways are in seed-model.ts, shared with seed-doors.ts and seed-app.ts.
 // Run by run.ts as a child process: env DATA_DIR, CAIRN_SCRYPT_LOG_N, BENCH_ACCOUNTS, BENCH_TODAY.
 // Reports a SeedResult over IPC (the personal tokens travel only there).
 import { randomBytes } from 'node:crypto';
-import { loadConfig } from '../../core/config.js';
-import { openDb, closeDb } from '../../db/client.js';
-import { deriveServerKeys, loadMasterKey } from '../../core/crypto/master-key.js';
-import { createLogger } from '../../core/logger.js';
-import { systemClock } from '../../core/clock.js';
-import type { Deps } from '../../routers/deps.js';
+import { closeDb } from '../../db/client.js';
 import { appRouter } from '../../routers/index.js';
-import { createCallerFactory, createContextInner } from '../../routers/trpc.js';
-import { toProblem } from '../../routers/middleware/problems.js';
-import { authenticate, type Principal } from '../../routers/auth/credentials.js';
-import { createTodo, finishTodo } from '../../routers/todos/model.js';
-import { CreateTodoInput } from '../../routers/todos/schema.js';
-import { FILTER_CRITERIA, FILTER_NAME, TAG_NAMES, fixtureTodo, type FixtureTodo } from './fixtures.js';
+import { authenticate } from '../../routers/auth/credentials.js';
+import { FILTER_CRITERIA, FILTER_NAME, TAG_NAMES, fixtureTodo } from './fixtures.js';
 import type { AccountSpec, SeedResult, SeededAccount } from './protocol.js';
+import { BATCH, procedureCaller, runSeeder, seedDeps, seedTodos } from './seed-model.js';
 
 const SAMPLE = 500;
-const BATCH = 500;
 
-const config = loadConfig();
-const deps: Deps = {
-  db: openDb(config.dbFile, { durability: 'relaxed' }), // a seed is rebuilt, never recovered
-  config,
-  keys: deriveServerKeys(loadMasterKey(config.dataDir, config.masterKeyHex)),
-  clock: systemClock,
-  log: createLogger('silent'),
-};
+const deps = seedDeps();
 const sqlite = deps.db.$client;
-const factory = createCallerFactory(appRouter);
+const call = procedureCaller(deps, 'bench-seed');
 const procedures = (appRouter as unknown as { _def: { procedures: Record<string, unknown> } })._def.procedures;
 const has = (path: string) => Object.prototype.hasOwnProperty.call(procedures, path);
-
-type AnyFn = (input?: unknown) => Promise<unknown>;
-/** Calls a procedure by its dotted path with the given bearer token (routes may not exist yet). */
-function call(token: string | undefined, path: string, input?: unknown): Promise<unknown> {
-  const caller = factory(createContextInner({ deps, requestId: 'bench-seed', authorization: token ? `Bearer ${token}` : undefined })) as unknown as Record<
-    string,
-    Record<string, AnyFn>
-  >;
-  const [ns, name] = path.split('.') as [string, string];
-  return caller[ns]![name]!(input);
-}
 
 /** Runs fn inside one SQLite transaction per batch: Cairn's own transactions nest as savepoints. */
 async function batched<T>(count: number, fn: (i: number) => Promise<T>): Promise<void> {
@@ -65,25 +39,8 @@ async function batched<T>(count: number, fn: (i: number) => Promise<T>): Promise
 }
 
 const notes = new Set<string>();
-
-/** One fixture as a to-do: the create route's zod input, then the model; `status` via finishTodo. */
-function seedTodo(p: Principal, f: FixtureTodo, today: string): string {
-  const input = CreateTodoInput.parse({
-    title: f.title,
-    ...(f.notes !== null ? { notes: f.notes } : {}),
-    ...(f.whenDate !== null ? { whenDate: f.whenDate } : {}),
-    ...(f.someday ? { someday: true } : {}),
-    ...(f.priority !== null ? { priority: f.priority } : {}),
-    ...(f.tags.length ? { tags: f.tags } : {}),
-  });
-  const todo = createTodo(deps, p, input);
-  if (f.status === 'completed') {
-    // The create input takes no status (DECISIONS §5: status changes through /complete).
-    notes.add('completed fixtures are created, then completed through the model (finishTodo), as POST /v1/todos/{id}/complete does');
-    finishTodo(deps, p, todo.id, 'completed', today);
-  }
-  return todo.id;
-}
+// The create input takes no status (DECISIONS §5: status changes through /complete).
+const COMPLETED_NOTE = 'completed fixtures are created, then completed through the model (finishTodo), as POST /v1/todos/{id}/complete does';
 
 async function seedAccount(spec: AccountSpec, today: string, available: SeedResult['available']): Promise<{ account: SeededAccount; todos: number }> {
   const password = randomBytes(18).toString('base64url');
@@ -102,14 +59,15 @@ async function seedAccount(spec: AccountSpec, today: string, available: SeedResu
 
   const todoIds: string[] = [];
   const principal = await authenticate(deps, `Bearer ${token}`);
-  for (let start = 0; start < spec.todos; start += BATCH) {
-    sqlite.transaction(() => {
-      for (let i = start; i < Math.min(spec.todos, start + BATCH); i++) {
-        const id = seedTodo(principal, fixtureTodo(i, today), today);
-        if (todoIds.length < SAMPLE) todoIds.push(id);
-      }
-    })();
-  }
+  seedTodos(deps, principal, {
+    count: spec.todos,
+    today,
+    fixture: (i) => fixtureTodo(i, today),
+    onTodo: (_i, id, f) => {
+      if (f.status === 'completed') notes.add(COMPLETED_NOTE);
+      if (todoIds.length < SAMPLE) todoIds.push(id);
+    },
+  });
   const todos = spec.todos;
 
   let filterId: string | null = null;
@@ -120,7 +78,7 @@ async function seedAccount(spec: AccountSpec, today: string, available: SeedResu
   return { account: { name: spec.name, todoIds, tagIds, filterId, token, session: reg.token }, todos };
 }
 
-async function main(): Promise<void> {
+async function main(): Promise<SeedResult> {
   const started = process.hrtime.bigint();
   const specs = JSON.parse(process.env.BENCH_ACCOUNTS ?? '[]') as AccountSpec[];
   const today = process.env.BENCH_TODAY ?? new Date().toISOString().slice(0, 10);
@@ -143,11 +101,7 @@ async function main(): Promise<void> {
     todosSeeded,
     seconds: Number(process.hrtime.bigint() - started) / 1e9,
   };
-  process.send!(result, () => process.exit(0));
+  return result;
 }
 
-main().catch((e) => {
-  const { problem } = toProblem(e);
-  console.error('seed failed:', problem.type === 'internal' ? e : JSON.stringify(problem));
-  process.exit(1);
-});
+runSeeder('seed', main);

@@ -1,7 +1,7 @@
 // Seeds the account of the door scenarios (CalDAV and MCP, scripts/bench/doors.ts) into Cairn's
 // DATA_DIR before the server starts, with Cairn's own code as seed-cairn.ts does: the account, its
 // projects and credentials through the procedures (the tRPC caller), the to-dos through the to-do
-// model with the create route's zod input.
+// model with the create route's zod input (seed-model.ts).
 //
 // Shape (issue 30 "Performance"): 10,000 to-dos in 50 projects, the fixtures of every sized account
 // (fixtures.ts: ~78% completed, a few scheduled today). Project 0 holds 500 to-dos (the
@@ -11,45 +11,16 @@
 // Run by run.ts as a child process: env DATA_DIR, CAIRN_SCRYPT_LOG_N, BENCH_DOOR_TODOS,
 // BENCH_DOOR_PROJECTS, BENCH_TODAY. Reports a DoorSeed over IPC (the secrets travel only there).
 import { randomBytes } from 'node:crypto';
-import { loadConfig } from '../../core/config.js';
-import { openDb, closeDb } from '../../db/client.js';
-import { deriveServerKeys, loadMasterKey } from '../../core/crypto/master-key.js';
-import { createLogger } from '../../core/logger.js';
-import { systemClock } from '../../core/clock.js';
-import type { Deps } from '../../routers/deps.js';
-import { appRouter } from '../../routers/index.js';
-import { createCallerFactory, createContextInner } from '../../routers/trpc.js';
-import { toProblem } from '../../routers/middleware/problems.js';
+import { closeDb } from '../../db/client.js';
 import { authenticate } from '../../routers/auth/credentials.js';
-import { createTodo, finishTodo } from '../../routers/todos/model.js';
-import { CreateTodoInput } from '../../routers/todos/schema.js';
 import { doorProjectOf, fixtureTodo } from './fixtures.js';
 import type { DoorSeed } from './protocol.js';
+import { procedureCaller, runSeeder, seedDeps, seedTodos } from './seed-model.js';
 
-const BATCH = 500;
+const deps = seedDeps();
+const call = procedureCaller(deps, 'bench-seed-doors');
 
-const config = loadConfig();
-const deps: Deps = {
-  db: openDb(config.dbFile, { durability: 'relaxed' }), // a seed is rebuilt, never recovered
-  config,
-  keys: deriveServerKeys(loadMasterKey(config.dataDir, config.masterKeyHex)),
-  clock: systemClock,
-  log: createLogger('silent'),
-};
-const sqlite = deps.db.$client;
-const factory = createCallerFactory(appRouter);
-
-type AnyFn = (input?: unknown) => Promise<unknown>;
-function call(token: string | undefined, path: string, input?: unknown): Promise<unknown> {
-  const caller = factory(createContextInner({ deps, requestId: 'bench-seed-doors', authorization: token ? `Bearer ${token}` : undefined })) as unknown as Record<
-    string,
-    Record<string, AnyFn>
-  >;
-  const [ns, name] = path.split('.') as [string, string];
-  return caller[ns]![name]!(input);
-}
-
-async function main(): Promise<void> {
+async function main(): Promise<DoorSeed> {
   const started = process.hrtime.bigint();
   const todos = Number(process.env.BENCH_DOOR_TODOS ?? 10_000);
   const projectCount = Number(process.env.BENCH_DOOR_PROJECTS ?? 50);
@@ -71,25 +42,17 @@ async function main(): Promise<void> {
   // Up to 500 to-do ids of projects 0, 1 and 2 (PROPFIND/multiget, sync, PUT).
   const members: string[][] = [[], [], []];
   const principal = await authenticate(deps, `Bearer ${session}`);
-  for (let start = 0; start < todos; start += BATCH) {
-    sqlite.transaction(() => {
-      for (let i = start; i < Math.min(todos, start + BATCH); i++) {
-        const f = fixtureTodo(i, today);
-        const k = doorProjectOf(i, projectCount);
-        const input = CreateTodoInput.parse({
-          title: f.title,
-          parentId: projectIds[k],
-          ...(f.notes !== null ? { notes: f.notes } : {}),
-          ...(f.whenDate !== null ? { whenDate: f.whenDate } : {}),
-          ...(f.someday ? { someday: true } : {}),
-          ...(f.priority !== null ? { priority: f.priority } : {}),
-        });
-        const todo = createTodo(deps, principal, input);
-        if (f.status === 'completed') finishTodo(deps, principal, todo.id, 'completed', today);
-        if (k < members.length) members[k]!.push(todo.id);
-      }
-    })();
-  }
+  seedTodos(deps, principal, {
+    count: todos,
+    today,
+    // Without the fixtures' tags: this account has always been seeded without them.
+    fixture: (i) => ({ ...fixtureTodo(i, today), tags: [] }),
+    parentOf: (i) => projectIds[doorProjectOf(i, projectCount)],
+    onTodo: (i, id) => {
+      const k = doorProjectOf(i, projectCount);
+      if (k < members.length) members[k]!.push(id);
+    },
+  });
   closeDb(deps.db);
   const result: DoorSeed = {
     type: 'seeded-doors',
@@ -103,11 +66,7 @@ async function main(): Promise<void> {
     todos,
     seconds: Number(process.hrtime.bigint() - started) / 1e9,
   };
-  process.send!(result, () => process.exit(0));
+  return result;
 }
 
-main().catch((e) => {
-  const { problem } = toProblem(e);
-  console.error('door seed failed:', problem.type === 'internal' ? e : JSON.stringify(problem));
-  process.exit(1);
-});
+runSeeder('door seed', main);

@@ -1,5 +1,6 @@
-// Pure helpers of the benchmark: percentiles, ratios, number formatting and markdown tables.
-// No I/O here, so test/scripts/bench.test.ts can check them directly.
+// Pure helpers of the benchmark: percentiles, ratios, number formatting and markdown tables, and
+// the in-process timer of the micro-benchmarks (clock, timeCalls). No I/O here, so
+// test/scripts/bench.test.ts can check them directly.
 
 /**
  * The p-th percentile (0..100) of the values by the nearest-rank method: the smallest value
@@ -39,6 +40,41 @@ export function median(values: readonly number[]): number {
   const s = [...values].sort((x, y) => x - y);
   const mid = s.length >> 1;
   return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+}
+
+/**
+ * The value at fraction q (0..1) of the sorted values: index floor(n·q), at most the last; for
+ * q = 0.5 the middle one, the upper of the middle two for an even count (unlike median). NaN when
+ * empty. What index-micro.ts and view-profile.ts have always reported.
+ */
+export function quantile(values: readonly number[], q: number): number {
+  if (values.length === 0) return Number.NaN;
+  const s = [...values].sort((x, y) => x - y);
+  return s[Math.min(s.length - 1, Math.floor(s.length * q))]!;
+}
+
+/** Wall-clock and CPU time (this process, user + system) of one call, in ms. */
+export type Timing = { wall: number; cpu: number };
+export function clock(fn: () => unknown): Timing {
+  const c = process.cpuUsage();
+  const t = process.hrtime.bigint();
+  fn();
+  const wall = Number(process.hrtime.bigint() - t) / 1e6;
+  const d = process.cpuUsage(c);
+  return { wall, cpu: (d.user + d.system) / 1e3 };
+}
+
+/** One untimed warm-up call, then `runs` timed calls: each call's wall-clock and CPU ms. */
+export function timeCalls(fn: () => unknown, runs: number): { wall: number[]; cpu: number[] } {
+  fn();
+  const wall: number[] = [];
+  const cpu: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const t = clock(fn);
+    wall.push(t.wall);
+    cpu.push(t.cpu);
+  }
+  return { wall, cpu };
 }
 
 /** Milliseconds with precision that suits their size: 0.183, 2.41, 38.2, 1204. */

@@ -14,12 +14,12 @@ import type { Deps } from '../../routers/deps.js';
 import { appRouter } from '../../routers/index.js';
 import { createCallerFactory, createContextInner } from '../../routers/trpc.js';
 import { authenticate } from '../../routers/auth/credentials.js';
-import { createTodo, finishTodo } from '../../routers/todos/model.js';
-import { CreateTodoInput } from '../../routers/todos/schema.js';
 import { logbookView, anytimeView, todayView, upcomingView } from '../../routers/views/model.js';
 import { createFilter, filterTodos } from '../../routers/filters/model.js';
 import { search } from '../../routers/search/model.js';
 import { FILTER_CRITERIA, SEARCH_TERM, fixtureTodo, utcToday } from './fixtures.js';
+import { seedTodos } from './seed-model.js';
+import { quantile, timeCalls } from './stats.js';
 
 const [dir = '/tmp/cairn-view-profile', sizeArg = '50000', what = 'all', runsArg = '15'] = process.argv.slice(2);
 const size = Number(sizeArg);
@@ -38,15 +38,7 @@ if (!token) {
   const caller = createCallerFactory(appRouter)(createContextInner({ deps, requestId: 'profile' }));
   token = (await caller.auth.register({ email: `profile-${size}@bench.invalid`, password: 'profile bench password' })).token;
   const p = await authenticate(deps, `Bearer ${token}`);
-  for (let start = 0; start < size; start += 500) {
-    deps.db.$client.transaction(() => {
-      for (let i = start; i < Math.min(size, start + 500); i++) {
-        const f = fixtureTodo(i, today);
-        const t = createTodo(deps, p, CreateTodoInput.parse({ title: f.title, ...(f.notes !== null ? { notes: f.notes } : {}), ...(f.whenDate !== null ? { whenDate: f.whenDate } : {}), ...(f.someday ? { someday: true } : {}), ...(f.priority !== null ? { priority: f.priority } : {}), ...(f.tags.length ? { tags: f.tags } : {}) }));
-        if (f.status === 'completed') finishTodo(deps, p, t.id, 'completed', today);
-      }
-    })();
-  }
+  seedTodos(deps, p, { count: size, today, fixture: (i) => fixtureTodo(i, today) });
   filterId = createFilter(deps, p, { name: 'profile', criteria: FILTER_CRITERIA }).id;
   writeFileSync(keyFile, JSON.stringify({ master: master.toString('hex'), token, filter: filterId }));
 }
@@ -59,20 +51,9 @@ const ops: Record<string, () => unknown> = {
   filter: () => filterTodos(deps, p, { id: filterId!, today, limit: 50 }),
   search: () => search(deps, p, { q: SEARCH_TERM, limit: 50 }),
 };
-const pct = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * q))]!;
 for (const [name, fn] of Object.entries(ops)) {
   if (what !== 'all' && !what.split(',').includes(name)) continue;
-  fn();
-  const wall: number[] = [];
-  const cpu: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const c = process.cpuUsage();
-    const t = process.hrtime.bigint();
-    fn();
-    wall.push(Number(process.hrtime.bigint() - t) / 1e6);
-    const d = process.cpuUsage(c);
-    cpu.push((d.user + d.system) / 1e3);
-  }
-  console.log(`${name.padEnd(9)} wall p50 ${pct(wall, 0.5).toFixed(1)} ms (p10 ${pct(wall, 0.1).toFixed(1)}, p90 ${pct(wall, 0.9).toFixed(1)}); cpu p50 ${pct(cpu, 0.5).toFixed(1)} ms`);
+  const { wall, cpu } = timeCalls(fn, runs);
+  console.log(`${name.padEnd(9)} wall p50 ${quantile(wall, 0.5).toFixed(1)} ms (p10 ${quantile(wall, 0.1).toFixed(1)}, p90 ${quantile(wall, 0.9).toFixed(1)}); cpu p50 ${quantile(cpu, 0.5).toFixed(1)} ms`);
 }
 deps.db.$client.close();
