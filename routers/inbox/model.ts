@@ -19,7 +19,7 @@ import { afterAnswer, type HttpOut } from '../trpc.js';
 import type { InboxItemOut, InboxKind, InboxStatus } from './schema.js';
 import { createTodo } from '../todos/model.js';
 import type { TodoOut } from '../todos/schema.js';
-import { createAttachment } from '../attachments/model.js';
+import { createAttachment, openAttachment, type AttachmentRow } from '../attachments/model.js';
 import type { NewParent } from '../attachments/files.js';
 
 export type InboxRow = typeof inboxItems.$inferSelect;
@@ -160,6 +160,19 @@ function todoTitle(s: InboxSealed): string {
 }
 
 /**
+ * A file or image capture's name is the item's title (POST /v1/inbox/files?title=, rest/files.ts;
+ * the attachment is stored untitled). On move the file takes it as its attachment title, so the
+ * to-do's file is not nameless; a title the attachment was given meanwhile (PATCH) is kept.
+ * Sealed again under the same key and row binding as the attachment's other metadata.
+ */
+function carriedName(p: Principal, a: AttachmentRow, s: InboxSealed): { sealed?: Buffer } {
+  if (s.title === null) return {};
+  const meta = openAttachment(p.dek, a);
+  if (meta.kind !== 'file' || meta.title !== null) return {};
+  return { sealed: sealJson(p.dek, rowAad(p.userId, 'attachments', a.id), { ...meta, title: s.title }) };
+}
+
+/**
  * move (spec §4.11): one transaction makes the to-do (in `parentId`, a project or subproject of
  * the caller, or standalone; `whenDate` kept), keeps a url capture's url as a url attachment of
  * the to-do, re-parents the item's own attachments (a file or image capture's file) to the to-do,
@@ -174,12 +187,15 @@ export function moveInbox(deps: Deps, p: Principal, input: { id: string; parentI
     const now = deps.clock();
     if (s.url !== null) createAttachment(deps, p, { parentType: 'todo', parentId: todo.id, kind: 'url', url: s.url, title: s.title });
     const own = tx
-      .select({ id: attachments.id })
+      .select()
       .from(attachments)
       .where(and(eq(attachments.userId, p.userId), eq(attachments.parentType, 'inbox'), eq(attachments.parentId, row.id)))
       .all();
     for (const a of own) {
-      tx.update(attachments).set({ parentType: 'todo', parentId: todo.id, updatedAt: now }).where(and(eq(attachments.userId, p.userId), eq(attachments.id, a.id))).run();
+      tx.update(attachments)
+        .set({ parentType: 'todo', parentId: todo.id, updatedAt: now, ...carriedName(p, a, s) })
+        .where(and(eq(attachments.userId, p.userId), eq(attachments.id, a.id)))
+        .run();
       recordEvent(deps, { userId: p.userId, type: 'attachment.updated', id: a.id, at: now });
     }
     const next: InboxSealed = { ...s, status: 'moved' };

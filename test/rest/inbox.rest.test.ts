@@ -9,6 +9,8 @@ import { html, pageServer, selfSignedCert, type Cert, type PageServer } from '..
 import type { ConnectAttempt, Resolver } from '../../core/net/index.js';
 import { eventsOf } from '../../routers/events.js';
 import { inboxTitlesSettled } from '../../routers/inbox/model.js';
+import { authenticate } from '../../routers/auth/credentials.js';
+import { openJson, rowAad } from '../../core/crypto/seal.js';
 
 const attempts: ConnectAttempt[] = [];
 const resolver: Resolver = async (name) => {
@@ -353,6 +355,35 @@ describe('POST /v1/inbox/files: file and image captures', () => {
     // An untitled image is named by its kind.
     const img = (await capture(Buffer.from('GIF89a'), 'image/gif')).body;
     expect((await post(`/v1/inbox/${img.id}/move`, {})).body.todo.title).toBe('Image');
+  });
+
+  it('a moved file capture’s attachment takes the capture’s name, sealed; a title given meanwhile is kept', async () => {
+    const item = (await capture(Buffer.from('%PDF-1.4 invoice'), 'application/pdf', `?title=${encodeURIComponent('Invoice March.pdf')}`)).body;
+    // In the Inbox the name is the capture's (the attachment is stored untitled).
+    expect((await get(`/v1/attachments/${item.attachmentId}`)).body).toMatchObject({ parentType: 'inbox', kind: 'file', title: null });
+    const moved = (await post(`/v1/inbox/${item.id}/move`, {})).body;
+    expect(moved.todo.title).toBe('Invoice March.pdf');
+    expect((await get(`/v1/attachments?parent_id=${moved.todo.id}`)).body.data).toEqual([
+      expect.objectContaining({ id: item.attachmentId, parentType: 'todo', kind: 'file', title: 'Invoice March.pdf', contentType: 'application/pdf', size: 16 }),
+    ]);
+    expect(eventTypes(item.attachmentId)).toEqual(['attachment.created', 'attachment.updated']);
+    // Sealed with the rest of the attachment's metadata under the row's binding, not in the clear.
+    const { dek } = await authenticate(app.deps, `Bearer ${session}`);
+    const sealed = app.deps.db.$client.prepare('SELECT sealed FROM attachments WHERE id = ?').pluck().get(item.attachmentId) as Buffer;
+    expect(sealed.includes(Buffer.from('Invoice March'))).toBe(false);
+    expect(openJson<{ title: string }>(dek, rowAad(userId, 'attachments', item.attachmentId), sealed).title).toBe('Invoice March.pdf');
+    expect((await download(item.attachmentId)).bytes.toString()).toBe('%PDF-1.4 invoice');
+
+    // A title set on the attachment while it was in the Inbox wins over the capture's.
+    const renamed = (await capture(Buffer.from('jpeg'), 'image/jpeg', '?title=IMG_0042.jpg')).body;
+    expect((await call(app, 'PATCH', `/v1/attachments/${renamed.attachmentId}`, { token: session, body: { title: 'Receipt, hardware store' } })).status).toBe(200);
+    await post(`/v1/inbox/${renamed.id}/move`, {});
+    expect((await get(`/v1/attachments/${renamed.attachmentId}`)).body).toMatchObject({ parentType: 'todo', title: 'Receipt, hardware store' });
+    // An untitled capture's file stays untitled (its to-do is named by the kind).
+    const bare = (await capture(Buffer.from('bytes'), 'application/octet-stream')).body;
+    const bareTodo = (await post(`/v1/inbox/${bare.id}/move`, {})).body.todo;
+    expect(bareTodo.title).toBe('File');
+    expect((await get(`/v1/attachments/${bare.attachmentId}`)).body).toMatchObject({ parentId: bareTodo.id, title: null });
   });
 
   it('bad queries are 422 at their pointers, scopes are inbox:write, too large is 413; nothing is left staged', async () => {
