@@ -2,47 +2,33 @@
 // test/oauth/browser.oauth.test.ts does), through the accessible names the issue lists. No CSP
 // violation may be reported while it runs. Screenshots of each view in light and dark go to
 // test-artifacts/app/ (gitignored). Without a chromium this file is skipped and says so.
-import { existsSync, mkdirSync } from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startApp, type TestApp } from '../helpers/app.js';
+import { launchBrowser, noChromium, shot, watchPage, ymd, type PageWatch } from '../helpers/browser.js';
 import { call } from '../helpers/http.js';
-import { root } from '../helpers/process.js';
-
-const executablePath = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p): p is string => !!p && existsSync(p));
-if (!executablePath) console.warn('[browser.app.test] SKIPPED: no chromium found (apt-get install chromium, or set CHROMIUM_PATH); .ci/run installs it.');
-const shots = path.join(root, 'test-artifacts', 'app');
-
-/** The browser's local date (same machine, same time zone): what the app asks views with. */
-function ymd(d: Date): string {
-  return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
-}
 
 /** The view on screen has its data: no "Loading…" status left in the main area. */
 async function viewLoaded(page: Page): Promise<void> {
   await page.locator('main').getByText('Loading…').first().waitFor({ state: 'detached', timeout: 10_000 });
 }
 
-describe.skipIf(!executablePath)('the web app in chromium', () => {
+describe.skipIf(noChromium('browser.app.test'))('the web app in chromium', () => {
   let app: TestApp;
   let browser: Browser;
   let ctx: BrowserContext;
   let page: Page;
-  const cspErrors: string[] = [];
-  const pageErrors: string[] = [];
+  let watch: PageWatch;
   const email = `app-user-${Date.now()}@example.test`;
   const password = 'app password 1 long';
   let token: string;
 
   beforeAll(async () => {
-    mkdirSync(shots, { recursive: true });
     app = await startApp();
-    browser = await chromium.launch({ executablePath, args: ['--no-sandbox'] });
+    browser = await launchBrowser();
     ctx = await browser.newContext();
     page = await ctx.newPage();
-    page.on('console', (m) => m.text().includes('Content Security Policy') && cspErrors.push(m.text()));
-    page.on('pageerror', (e) => pageErrors.push(String(e)));
+    watch = watchPage(page);
   }, 60_000);
   afterAll(async () => {
     await browser?.close();
@@ -219,7 +205,7 @@ describe.skipIf(!executablePath)('the web app in chromium', () => {
     expect(await preview.locator('a[href^="javascript"]').count()).toBe(0);
     expect(await page.locator('main svg, main script, nav svg').count()).toBe(0);
     await preview.getByText('click me').click();
-    await page.screenshot({ path: path.join(shots, 'hostile-content.png'), fullPage: true });
+    await shot(page, 'hostile-content');
     expect(await page.evaluate<number | undefined>('window.__pwned')).toBeUndefined();
     await editor.getByRole('button', { name: 'Close' }).click();
   }, 60_000);
@@ -232,7 +218,7 @@ describe.skipIf(!executablePath)('the web app in chromium', () => {
         await page.getByRole('navigation').getByRole('link', { name: v, exact: true }).click();
         await page.getByRole('heading', { level: 1, name: v }).waitFor();
         await viewLoaded(page);
-        await page.screenshot({ path: path.join(shots, `${v.toLowerCase()}-${scheme}.png`), fullPage: true });
+        await shot(page, `${v.toLowerCase()}-${scheme}`);
       }
     }
     await page.emulateMedia({ colorScheme: 'light' });
@@ -254,7 +240,7 @@ describe.skipIf(!executablePath)('the web app in chromium', () => {
     const off = await startApp({ CAIRN_ALLOW_SIGNUP: 'false' });
     try {
       const p2 = await ctx.newPage();
-      p2.on('console', (m) => m.text().includes('Content Security Policy') && cspErrors.push(m.text()));
+      watch.add(p2);
       await p2.goto(`${off.url}/app`);
       await p2.getByText('Sign-up is turned off on this server').waitFor();
       expect(await p2.getByRole('button', { name: 'Create account' }).count()).toBe(0);
@@ -280,7 +266,6 @@ describe.skipIf(!executablePath)('the web app in chromium', () => {
     page.once('dialog', (d) => void d.accept());
     await page.getByRole('button', { name: 'Revoke all' }).click();
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
-    expect(cspErrors).toEqual([]);
-    expect(pageErrors).toEqual([]);
+    watch.assertClean();
   }, 60_000);
 });

@@ -4,22 +4,16 @@
 // bodies and file names must show as text with no script run; no CSP violation may be reported;
 // no request may carry the session token in its URL. A url capture's title is fetched from a
 // loopback HTTPS page made at test time (every outbound connection is checked to be loopback).
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import type http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { startApp, type TestApp } from '../helpers/app.js';
+import { launchBrowser, noChromium, openApp, signedInPage, ymd, type PageWatch } from '../helpers/browser.js';
 import { call } from '../helpers/http.js';
 import { html, pageServer, selfSignedCert, type PageServer } from '../helpers/tls.js';
 import type { ConnectAttempt, Resolver } from '../../core/net/index.js';
 import { inboxTitlesSettled } from '../../routers/inbox/model.js';
-
-const executablePath = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p): p is string => !!p && existsSync(p));
-if (!executablePath) console.warn('[content.app.test] SKIPPED: no chromium found (apt-get install chromium, or set CHROMIUM_PATH); .ci/run installs it.');
-
-function ymd(d: Date): string {
-  return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
-}
 
 const attempts: ConnectAttempt[] = [];
 const resolver: Resolver = async (name) => {
@@ -27,13 +21,12 @@ const resolver: Resolver = async (name) => {
   throw Object.assign(new Error('not found'), { code: 'ENOTFOUND' });
 };
 
-describe.skipIf(!executablePath)('notes, filters and files in the web app', () => {
+describe.skipIf(noChromium('content.app.test'))('notes, filters and files in the web app', () => {
   let app: TestApp;
   let site: PageServer;
   let browser: Browser;
   let page: Page;
-  const cspErrors: string[] = [];
-  const pageErrors: string[] = [];
+  let watch: PageWatch;
   const dialogs: string[] = [];
   const urls: string[] = [];
   let token: string;
@@ -43,24 +36,16 @@ describe.skipIf(!executablePath)('notes, filters and files in the web app', () =
     const cert = selfSignedCert();
     app = await startApp({ CAIRN_UNSAFE_ALLOW_LOOPBACK: '1' }, { linkTitleDeadlineMs: 3_000 }, { outbound: { resolver, ca: cert.cert, onConnect: (a) => attempts.push(a) } });
     site = await pageServer((req, res) => (req.url === '/article' ? html(res, '<html><head><title>Fetched &amp; titled</title></head><body>x</body></html>') : html(res, '<title>not here</title>', 404)), cert);
-    browser = await chromium.launch({ executablePath, args: ['--no-sandbox'] });
-    const ctx = await browser.newContext({ acceptDownloads: true });
-    page = await ctx.newPage();
-    page.on('console', (m) => m.text().includes('Content Security Policy') && cspErrors.push(m.text()));
-    page.on('pageerror', (e) => pageErrors.push(String(e)));
+    browser = await launchBrowser();
+    ({ page, watch, token } = await signedInPage(browser, app, { context: { acceptDownloads: true } }));
     page.on('request', (r) => urls.push(r.url()));
     // Only the filter deletion asks (confirm); any other dialog (an alert from a payload) is recorded.
     page.on('dialog', (d) => {
       dialogs.push(`${d.type()}: ${d.message()}`);
       void (d.type() === 'confirm' ? d.accept() : d.dismiss());
     });
-    await page.goto(`${app.url}/app`);
-    await page.getByLabel('Email').fill(`content-${Date.now()}@example.test`);
-    await page.getByLabel('Password').fill('content password 1 long');
-    await page.getByRole('button', { name: 'Create account' }).click();
-    await nav().getByRole('link', { name: 'Today' }).waitFor();
-    token = (await page.evaluate<string | null>("localStorage.getItem('cairn.session')"))!;
-    expect(token).toBeTruthy();
+    await openApp(page, app);
+    expect(await page.evaluate<string | null>("localStorage.getItem('cairn.session')")).toBe(token);
   }, 60_000);
   afterAll(async () => {
     await inboxTitlesSettled();
@@ -159,7 +144,7 @@ describe.skipIf(!executablePath)('notes, filters and files in the web app', () =
     for (const a of await preview.locator('a').all()) await a.click();
     expect(await page.evaluate<number | undefined>('window.__pwned')).toBeUndefined();
     expect(dialogs).toEqual([]);
-    expect(cspErrors).toEqual([]);
+    expect(watch.cspErrors).toEqual([]);
   }, 60_000);
 
   it('saved filters: created from the grammar, opened with its to-dos as rows, a bad one alerted, deleted', async () => {
@@ -285,9 +270,9 @@ describe.skipIf(!executablePath)('notes, filters and files in the web app', () =
     await page.getByRole('checkbox', { name: 'Buy stamps' }).waitFor();
     // The file moved with its capture: the to-do's attachment.
     await page.getByRole('button', { name: 'scan.pdf' }).click();
-    // (The upload route stores a capture's name on the capture, not on its attachment.)
+    // The file keeps its name (the capture's title is its attachment's too).
     const moved = page.getByRole('region', { name: 'scan.pdf' }).getByRole('list', { name: 'Attachments' });
-    await moved.getByText('Unnamed file').waitFor();
+    await moved.getByRole('button', { name: 'Download scan.pdf' }).waitFor();
     await moved.getByText('19 bytes').waitFor();
     await page.getByRole('region', { name: 'scan.pdf' }).getByRole('button', { name: 'Close' }).click();
     // The url is kept as a url attachment of its to-do, a link.
@@ -297,8 +282,7 @@ describe.skipIf(!executablePath)('notes, filters and files in the web app', () =
   }, 60_000);
 
   it('reported no CSP violation, no page error, no dialog, and never put the token in a URL', () => {
-    expect(cspErrors).toEqual([]);
-    expect(pageErrors).toEqual([]);
+    watch.assertClean();
     expect(dialogs).toEqual([]);
     expect(urls.filter((u) => u.includes(token))).toEqual([]);
     // The file routes were used (upload and download) alongside /trpc.

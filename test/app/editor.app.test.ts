@@ -3,22 +3,12 @@
 // the picker and shown in words, a refused raw RRULE as an alert, the checklist reordered by button
 // and by Alt+↑, renamed and deleted, an optimistic change refused by the server rolled back with
 // an alert, and the week start kept across a reload. No CSP violation may be reported.
-import { existsSync, mkdirSync } from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser, type Page, type Route } from 'playwright-core';
+import type { Browser, Locator, Page, Route } from 'playwright-core';
 import { startApp, type TestApp } from '../helpers/app.js';
+import { focusedLabel, launchBrowser, noChromium, openApp, shot, signedInPage, ymd, type PageWatch } from '../helpers/browser.js';
 import { call } from '../helpers/http.js';
-import { root } from '../helpers/process.js';
 
-const executablePath = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p): p is string => !!p && existsSync(p));
-if (!executablePath) console.warn('[editor.app.test] SKIPPED: no chromium found (apt-get install chromium, or set CHROMIUM_PATH).');
-
-const shots = path.join(root, 'test-artifacts', 'app');
-
-function ymd(d: Date): string {
-  return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
-}
 /** The first date on or after today (local) that falls on `day` (0 = Sunday). */
 function nextDay(day: number): string {
   const d = new Date();
@@ -28,30 +18,22 @@ function nextDay(day: number): string {
 
 type V1Todo = { id: string; title: string; whenDate: string | null; tags: string[]; recurrence: { rule: string; basis: string } | null; checklist: { id: string; title: string; done: boolean }[] };
 
-describe.skipIf(!executablePath)('the editor and quick entry in chromium', () => {
+describe.skipIf(noChromium('editor.app.test'))('the editor and quick entry in chromium', () => {
   let app: TestApp;
   let browser: Browser;
   let page: Page;
-  const cspErrors: string[] = [];
-  const pageErrors: string[] = [];
+  let watch: PageWatch;
   let token: string;
   const todos = async () => (await call(app, 'GET', '/v1/todos', { token })).body.data as V1Todo[];
   const byTitle = async (title: string) => (await todos()).find((t) => t.title === title);
 
   beforeAll(async () => {
-    mkdirSync(shots, { recursive: true });
     app = await startApp();
-    browser = await chromium.launch({ executablePath, args: ['--no-sandbox'] });
-    page = await (await browser.newContext()).newPage();
-    page.on('console', (m) => m.text().includes('Content Security Policy') && cspErrors.push(m.text()));
-    page.on('pageerror', (e) => pageErrors.push(String(e)));
-    await page.goto(`${app.url}/app`);
-    await page.getByLabel('Email').fill(`editor-${Date.now()}@example.test`);
-    await page.getByLabel('Password').fill('editor password 1 long');
-    await page.getByRole('button', { name: 'Create account' }).click();
+    browser = await launchBrowser();
+    ({ page, watch, token } = await signedInPage(browser, app));
+    await openApp(page, app);
     await page.getByRole('navigation').getByRole('link', { name: 'Today' }).click();
     await page.getByRole('heading', { level: 1, name: 'Today' }).waitFor();
-    token = (await page.evaluate<string | null>("localStorage.getItem('cairn.session')"))!;
   }, 60_000);
   afterAll(async () => {
     await browser?.close();
@@ -126,29 +108,33 @@ describe.skipIf(!executablePath)('the editor and quick entry in chromium', () =>
     const list = editor.getByRole('list', { name: 'Checklist' }).getByRole('checkbox');
     const order = async () => (await list.evaluateAll((els) => els.map((e) => e.getAttribute('aria-label'))));
     const server = async () => (await byTitle('Stretch'))!.checklist.map((c) => c.title);
+    /** The page shows `titles` in this order, and then the server has it too. */
+    const shownAndSaved = async (titles: string[]) => {
+      await expect.poll(order).toEqual(titles);
+      await expect.poll(server).toEqual(titles);
+    };
+    /** Focuses `item` (a checkbox or its rename field) and presses Alt+`arrow` there. */
+    const altArrow = async (item: Locator, arrow: 'ArrowUp' | 'ArrowDown') => {
+      await item.focus();
+      await item.press(`Alt+${arrow}`);
+    };
     await expect.poll(server).toEqual(['One', 'Two', 'Three']);
 
     await editor.getByRole('button', { name: 'Move Three up' }).click();
-    await expect.poll(order).toEqual(['One', 'Three', 'Two']);
-    await expect.poll(server).toEqual(['One', 'Three', 'Two']);
+    await shownAndSaved(['One', 'Three', 'Two']);
 
     // Alt+↑ on the focused item; the focus follows it.
-    const three = editor.getByRole('checkbox', { name: 'Three' });
-    await three.focus();
-    await three.press('Alt+ArrowUp');
+    await altArrow(editor.getByRole('checkbox', { name: 'Three' }), 'ArrowUp');
     await expect.poll(order).toEqual(['Three', 'One', 'Two']);
-    await expect.poll(() => page.evaluate<string | null>("document.activeElement?.getAttribute('aria-label') ?? null")).toBe('Three');
+    await expect.poll(() => focusedLabel(page)).toBe('Three');
     await page.keyboard.press('Alt+ArrowDown');
     await expect.poll(order).toEqual(['One', 'Three', 'Two']);
     await page.keyboard.press('Alt+ArrowDown');
-    await expect.poll(order).toEqual(['One', 'Two', 'Three']);
-    await expect.poll(server).toEqual(['One', 'Two', 'Three']);
+    await shownAndSaved(['One', 'Two', 'Three']);
     // Alt+↓ in the rename field works too.
-    const renameOne = editor.getByRole('textbox', { name: 'Rename One' });
-    await renameOne.focus();
-    await renameOne.press('Alt+ArrowDown');
+    await altArrow(editor.getByRole('textbox', { name: 'Rename One' }), 'ArrowDown');
     await expect.poll(server).toEqual(['Two', 'One', 'Three']);
-    await expect.poll(() => page.evaluate<string | null>("document.activeElement?.getAttribute('aria-label') ?? null")).toBe('Rename One');
+    await expect.poll(() => focusedLabel(page)).toBe('Rename One');
 
     const renameTwo = editor.getByRole('textbox', { name: 'Rename Two' });
     await renameTwo.fill('Deux');
@@ -205,7 +191,7 @@ describe.skipIf(!executablePath)('the editor and quick entry in chromium', () =>
     await editor.getByLabel('Repeat rule').selectOption({ label: 'Weekly' });
     const days = editor.getByRole('group', { name: 'On days' }).getByRole('checkbox');
     expect(await days.evaluateAll((els) => els.map((e) => e.getAttribute('aria-label')))).toEqual(['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday']);
-    await editor.screenshot({ path: path.join(shots, 'editor-light.png') });
+    await shot(editor, 'editor-light');
     const box = page.getByRole('textbox', { name: 'New to-do' });
     await box.fill('Plan next week');
     const first = new Date();
@@ -215,7 +201,6 @@ describe.skipIf(!executablePath)('the editor and quick entry in chromium', () =>
   }, 60_000);
 
   it('no CSP violation and no page error', () => {
-    expect(cspErrors).toEqual([]);
-    expect(pageErrors).toEqual([]);
+    watch.assertClean();
   });
 });

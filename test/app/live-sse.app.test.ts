@@ -5,13 +5,14 @@
 // with its session, the server stopping promptly with streams open; then the web app in Chromium
 // showing a to-do created over /v1 through the stream (the request list shows the SSE request,
 // with the Authorization header and no token in its URL) without polling meanwhile.
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EventSource } from 'eventsource';
-import { chromium, type Browser, type Request as PwRequest, type Response as PwResponse } from 'playwright-core';
+import type { Browser, Request as PwRequest, Response as PwResponse } from 'playwright-core';
 import { createCairnClient, type CairnClient } from '../../client/index.js';
+import { launchBrowser, noChromium, watchPage, ymd } from '../helpers/browser.js';
 import { startServerProcess, type ServerProcess } from '../helpers/process.js';
 import { call, createPat, registerUser } from '../helpers/http.js';
 
@@ -47,10 +48,6 @@ function open(client: CairnClient, input?: { lastEventId?: string }) {
 }
 
 const clientFor = (server: ServerProcess, token: string) => createCairnClient({ url: server.url, token, EventSource });
-
-function ymd(d: Date): string {
-  return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
-}
 
 describe('live.events over SSE (a real server process)', () => {
   let server: ServerProcess;
@@ -220,10 +217,7 @@ describe('live.events over SSE (a real server process)', () => {
   });
 });
 
-const executablePath = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p): p is string => !!p && existsSync(p));
-if (!executablePath) console.warn('[live-sse.app.test] browser part SKIPPED: no chromium found (apt-get install chromium, or set CHROMIUM_PATH).');
-
-describe.skipIf(!executablePath)('the web app uses the stream (chromium, a real server process)', () => {
+describe.skipIf(noChromium('live-sse.app.test, browser part'))('the web app uses the stream (chromium, a real server process)', () => {
   let server: ServerProcess;
   let dataDir: string;
   let browser: Browser;
@@ -231,7 +225,7 @@ describe.skipIf(!executablePath)('the web app uses the stream (chromium, a real 
   beforeAll(async () => {
     dataDir = mkdtempSync(path.join(tmpdir(), 'cairn-live-app-'));
     server = await startServerProcess(dataDir);
-    browser = await chromium.launch({ executablePath, args: ['--no-sandbox'] });
+    browser = await launchBrowser();
   }, 60_000);
   afterAll(async () => {
     await browser?.close();
@@ -242,10 +236,7 @@ describe.skipIf(!executablePath)('the web app uses the stream (chromium, a real 
   it('a to-do created over /v1 appears without a reload, through the SSE stream and not polling', async () => {
     const u = await registerUser(server);
     const page = await (await browser.newContext()).newPage();
-    const cspErrors: string[] = [];
-    const pageErrors: string[] = [];
-    page.on('console', (m) => m.text().includes('Content Security Policy') && cspErrors.push(m.text()));
-    page.on('pageerror', (e) => pageErrors.push(String(e)));
+    const watch = watchPage(page);
     const requests: { at: number; req: PwRequest }[] = [];
     page.on('request', (req) => requests.push({ at: Date.now(), req }));
     const responses: PwResponse[] = [];
@@ -288,8 +279,7 @@ describe.skipIf(!executablePath)('the web app uses the stream (chromium, a real 
     // Still one stream; no token in any URL the page asked for.
     expect(requests.filter((x) => new URL(x.req.url()).pathname === '/trpc/live.events').length).toBe(1);
     for (const x of requests) expect(decodeURIComponent(x.req.url())).not.toContain(token);
-    expect(cspErrors).toEqual([]);
-    expect(pageErrors).toEqual([]);
+    watch.assertClean();
     console.log(`[live-sse] /v1 create to the row in the page: ${shown} ms`);
     await page.close();
   }, 60_000);

@@ -3,24 +3,20 @@
 // its notes, completing the project, and to-dos dragged (HTML5 drag and drop, through
 // playwright's dragTo) within a heading, across headings and onto a sidebar project, checked over
 // /v1 and after a reload. Real Chromium, real server; no CSP violation may be reported.
-import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { startApp, type TestApp } from '../helpers/app.js';
-import { call, registerUser } from '../helpers/http.js';
-
-const executablePath = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p): p is string => !!p && existsSync(p));
-if (!executablePath) console.warn('[project.app.test] SKIPPED: no chromium found (apt-get install chromium, or set CHROMIUM_PATH).');
+import { launchBrowser, noChromium, openApp, signedInPage, type PageWatch } from '../helpers/browser.js';
+import { call } from '../helpers/http.js';
 
 type TodoOut = { id: string; title: string; parentId: string | null; headingId: string | null; status: string };
 type HeadingOut = { id: string; name: string };
 
-describe.skipIf(!executablePath)('project page, headings and drag in chromium', () => {
+describe.skipIf(noChromium('project.app.test'))('project page, headings and drag in chromium', () => {
   let app: TestApp;
   let browser: Browser;
   let page: Page;
-  const cspErrors: string[] = [];
-  const pageErrors: string[] = [];
+  let watch: PageWatch;
   let token: string;
   let projectId: string;
   const ids: Record<string, string> = {};
@@ -36,16 +32,10 @@ describe.skipIf(!executablePath)('project page, headings and drag in chromium', 
 
   beforeAll(async () => {
     app = await startApp();
-    browser = await chromium.launch({ executablePath, args: ['--no-sandbox'] });
-    page = await (await browser.newContext()).newPage();
+    browser = await launchBrowser();
+    ({ page, watch, token } = await signedInPage(browser, app));
     page.setDefaultTimeout(10_000);
-    page.on('console', (m) => m.text().includes('Content Security Policy') && cspErrors.push(m.text()));
-    page.on('pageerror', (e) => pageErrors.push(String(e)));
-    token = (await registerUser(app)).session;
-    await page.goto(`${app.url}/app`);
-    await page.evaluate(`localStorage.setItem('cairn.session', ${JSON.stringify(token)})`);
-    await page.reload();
-    await nav().getByRole('link', { name: 'Today' }).waitFor();
+    await openApp(page, app);
   }, 60_000);
   afterAll(async () => {
     await browser?.close();
@@ -239,7 +229,6 @@ describe.skipIf(!executablePath)('project page, headings and drag in chromium', 
   }, 60_000);
 
   it('reported no CSP violation and no page error', () => {
-    expect(cspErrors).toEqual([]);
-    expect(pageErrors).toEqual([]);
+    watch.assertClean();
   });
 });

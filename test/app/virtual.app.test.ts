@@ -3,14 +3,11 @@
 // Chromium (Debian's, driven by playwright-core, as test/app/browser.app.test.ts does). The list
 // stays a `list` of `listitem`s, holds a window of rows (never the 2,500), reaches its last row by
 // scrolling, and j/k walk rows across the window's edge. No CSP violation, no page error.
-import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { startApp, type TestApp } from '../helpers/app.js';
-import { call, registerUser } from '../helpers/http.js';
-
-const executablePath = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p): p is string => !!p && existsSync(p));
-if (!executablePath) console.warn('[virtual.app.test] SKIPPED: no chromium found (apt-get install chromium, or set CHROMIUM_PATH); .ci/run installs it.');
+import { focusedLabel, launchBrowser, noChromium, signedInPage, type PageWatch } from '../helpers/browser.js';
+import { call } from '../helpers/http.js';
 
 const COUNT = 2_500;
 /** The DOM may hold a window of rows, never the list: ~45 at this viewport, 200 at most. */
@@ -18,19 +15,20 @@ const MAX_ROWS = 200;
 
 type Row = { id: string; title: string };
 
-describe.skipIf(!executablePath)('long lists in chromium (virtualised Anytime)', () => {
+describe.skipIf(noChromium('virtual.app.test'))('long lists in chromium (virtualised Anytime)', () => {
   let app: TestApp;
   let browser: Browser;
   let page: Page;
+  let watch: PageWatch;
   let token: string;
   /** Anytime's order as the API pages it (what the app must show, in this order). */
   const order: Row[] = [];
-  const cspErrors: string[] = [];
-  const pageErrors: string[] = [];
 
   beforeAll(async () => {
     app = await startApp();
-    token = (await registerUser(app)).session;
+    browser = await launchBrowser();
+    // Signed in as the app keeps it (docs/app.md "Staying signed in"), without the sign-in form.
+    ({ page, watch, token } = await signedInPage(browser, app));
     // Two projects and standalone to-dos, so the list has groups (each its own `list`).
     const projects: string[] = [];
     for (const name of ['Alpha', 'Beta']) {
@@ -59,13 +57,6 @@ describe.skipIf(!executablePath)('long lists in chromium (virtualised Anytime)',
       cursor = r.body.next_cursor ?? undefined;
     } while (cursor);
     expect(order).toHaveLength(COUNT);
-
-    browser = await chromium.launch({ executablePath, args: ['--no-sandbox'] });
-    // Signed in as the app keeps it (docs/app.md "Staying signed in"), without the sign-in form.
-    const ctx = await browser.newContext({ storageState: { cookies: [], origins: [{ origin: app.url, localStorage: [{ name: 'cairn.session', value: token }] }] } });
-    page = await ctx.newPage();
-    page.on('console', (m) => m.text().includes('Content Security Policy') && cspErrors.push(m.text()));
-    page.on('pageerror', (e) => pageErrors.push(String(e)));
   }, 180_000);
   afterAll(async () => {
     await browser?.close();
@@ -74,7 +65,7 @@ describe.skipIf(!executablePath)('long lists in chromium (virtualised Anytime)',
 
   const rowsInDom = () => page.locator('main li[data-todo]').count();
   // In-page code as strings: this program's lib has no DOM (as in browser.app.test.ts).
-  const focusedLabel = () => page.evaluate<string | null>("document.activeElement?.getAttribute('aria-label') ?? null");
+  const focused = () => focusedLabel(page);
   const toBottom = () => page.evaluate('window.scrollTo(0, document.documentElement.scrollHeight)');
   const maxRowsSeen = () => page.evaluate<number>('window.__maxRows');
 
@@ -126,22 +117,21 @@ describe.skipIf(!executablePath)('long lists in chromium (virtualised Anytime)',
     await page.getByRole('checkbox', { name: order[0]!.title, exact: true }).waitFor();
     await page.getByRole('heading', { level: 1, name: 'Anytime' }).click();
     await page.keyboard.press('j');
-    await expect.poll(focusedLabel).toBe(order[0]!.title);
+    await expect.poll(focused).toBe(order[0]!.title);
     // 80 rows down: past the first window (the rows in the DOM at the top are ~45).
     for (let k = 0; k < 80; k++) await page.keyboard.press('j');
-    await expect.poll(focusedLabel, { timeout: 10_000 }).toBe(order[80]!.title);
+    await expect.poll(focused, { timeout: 10_000 }).toBe(order[80]!.title);
     expect(await page.locator(`main li[data-todo="${order[0]!.id}"]`).count()).toBe(0);
     expect(await page.locator(`main li[data-todo="${order[80]!.id}"]`).getAttribute('class')).toMatch(/\bselected\b/);
     for (let k = 0; k < 3; k++) await page.keyboard.press('k');
-    await expect.poll(focusedLabel).toBe(order[77]!.title);
+    await expect.poll(focused).toBe(order[77]!.title);
     // Scroll far away: the selected row leaves the DOM; j still goes to the row after it.
     await toBottom();
     await expect.poll(() => page.locator(`main li[data-todo="${order[77]!.id}"]`).count()).toBe(0);
     await page.keyboard.press('j');
-    await expect.poll(focusedLabel, { timeout: 10_000 }).toBe(order[78]!.title);
+    await expect.poll(focused, { timeout: 10_000 }).toBe(order[78]!.title);
     await expect(page.getByRole('checkbox', { name: order[78]!.title, exact: true }).isVisible()).resolves.toBe(true);
     expect(await maxRowsSeen()).toBeLessThanOrEqual(MAX_ROWS);
-    expect(cspErrors).toEqual([]);
-    expect(pageErrors).toEqual([]);
+    watch.assertClean();
   }, 90_000);
 });

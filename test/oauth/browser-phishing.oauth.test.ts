@@ -4,33 +4,26 @@
 // app's Settings, app/) on 198.51.100.0/24. It shows the warning and where the request started, keeps Approve off
 // until the other-network box is ticked, and clears #code once decided (a reload shows no error);
 // the authorize page opens the console in a new tab; no page answers a 404 (the favicon).
-import { existsSync, mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { startApp, type TestApp } from '../helpers/app.js';
+import { launchBrowser, noChromium, shot, watchPage, type PageWatch } from '../helpers/browser.js';
 import { registerUser } from '../helpers/http.js';
-import { root } from '../helpers/process.js';
 import { authorizeUrl, pkce, register, token } from './helpers.js';
 
-const executablePath = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p): p is string => !!p && existsSync(p));
-if (!executablePath) console.warn('[browser-phishing.oauth.test] SKIPPED: no chromium found (apt-get install chromium, or set CHROMIUM_PATH); .ci/run installs it.');
-const shots = path.join(root, 'test-artifacts', 'oauth');
-
-describe.skipIf(!executablePath)('approval phishing screens in chromium (issue 28)', () => {
+describe.skipIf(noChromium('browser-phishing.oauth.test'))('approval phishing screens in chromium (issue 28)', () => {
   let app: TestApp;
   let browser: Browser;
   let callback: Server;
   let callbackUrl: string;
   beforeAll(async () => {
-    mkdirSync(shots, { recursive: true });
     app = await startApp({ CAIRN_TRUST_PROXY: 'loopback' });
     callback = createServer((_req, res) => res.end('callback reached'));
     await new Promise<void>((r) => callback.listen(0, '127.0.0.1', r));
     callbackUrl = `http://127.0.0.1:${(callback.address() as AddressInfo).port}/callback`;
-    browser = await chromium.launch({ executablePath, args: ['--no-sandbox'] });
+    browser = await launchBrowser();
   }, 60_000);
   afterAll(async () => {
     await browser?.close();
@@ -38,8 +31,12 @@ describe.skipIf(!executablePath)('approval phishing screens in chromium (issue 2
     await app?.close();
   });
 
-  /** Every answer of the app's origin that is an error (a favicon 404 among them). */
-  function watchErrors(page: Page, into: string[]): void {
+  /**
+   * Every answer of the app's origin that is an error (a favicon 404 among them), and the page's
+   * CSP violations and page errors.
+   */
+  function watchErrors(page: Page, into: string[], watch: PageWatch): void {
+    watch.add(page);
     page.on('response', (r) => {
       if (r.url().startsWith(app.url) && r.status() >= 400 && !r.url().includes('/trpc/')) into.push(`${r.status()} ${r.url()}`);
     });
@@ -50,11 +47,12 @@ describe.skipIf(!executablePath)('approval phishing screens in chromium (issue 2
     const client = await register(app, { client_name: 'Planner', redirect_uris: [callbackUrl] });
     const { verifier, challenge } = pkce();
     const errors: string[] = [];
+    const watch = watchPage();
 
     // The attacker's browser on network A.
     const ctxA = await browser.newContext({ extraHTTPHeaders: { 'x-forwarded-for': '203.0.113.7' } });
     const pageA = await ctxA.newPage();
-    watchErrors(pageA, errors);
+    watchErrors(pageA, errors, watch);
     const url = authorizeUrl(app, { response_type: 'code', client_id: client.client_id, redirect_uri: callbackUrl, scope: 'todos:read', resource: app.deps.config.publicUrl, code_challenge: challenge, code_challenge_method: 'S256', state: 'st' });
     await pageA.goto(url);
     const code = (await pageA.locator('#user-code').textContent())!.replace(/-/g, '');
@@ -69,7 +67,7 @@ describe.skipIf(!executablePath)('approval phishing screens in chromium (issue 2
     // The victim's console on network B, opened from the link the attacker sent.
     const ctxB = await browser.newContext({ extraHTTPHeaders: { 'x-forwarded-for': '198.51.100.20' } });
     const pageB = await ctxB.newPage();
-    watchErrors(pageB, errors);
+    watchErrors(pageB, errors, watch);
     await pageB.goto(`${app.url}/app#code=${code}`);
     await pageB.fill('#email', u.email);
     await pageB.fill('#password', 'browser password 2');
@@ -81,7 +79,7 @@ describe.skipIf(!executablePath)('approval phishing screens in chromium (issue 2
     expect(await pageB.locator('#approval-started').textContent()).toMatch(/^Started \d+ s ago from 203\.0\.113\.0\/24 \(address 203\.0\.113\.7\), headless Chrome \(an automated browser\) on Linux\. You are on 198\.51\.100\.0\/24: another network\.$/);
     expect(await pageB.locator('#approval-other-network').isVisible()).toBe(true);
     expect(await pageB.locator('#approve').isDisabled()).toBe(true);
-    await pageB.screenshot({ path: path.join(shots, '5-console-other-network.png'), fullPage: true });
+    await shot(pageB, '5-console-other-network', { dir: 'oauth' });
     await pageB.check('#confirm-other-network');
     expect(await pageB.locator('#approve').isEnabled()).toBe(true);
     await pageB.click('#approve');
@@ -103,7 +101,7 @@ describe.skipIf(!executablePath)('approval phishing screens in chromium (issue 2
 
     // Same network: no box, Approve on.
     const pageC = await ctxB.newPage();
-    watchErrors(pageC, errors);
+    watchErrors(pageC, errors, watch);
     await pageC.goto(authorizeUrl(app, { response_type: 'code', client_id: client.client_id, redirect_uri: callbackUrl, scope: 'todos:read', resource: app.deps.config.publicUrl, code_challenge: pkce().challenge, code_challenge_method: 'S256' }));
     const code2 = (await pageC.locator('#user-code').textContent())!;
     await pageB.fill('#code', code2);
@@ -116,5 +114,6 @@ describe.skipIf(!executablePath)('approval phishing screens in chromium (issue 2
     // The favicon every page may ask for is there (headless chromium may not ask by itself).
     expect((await pageB.goto(`${app.url}/favicon.ico`))!.status()).toBe(200);
     expect(errors).toEqual([]);
+    watch.assertClean();
   }, 60_000);
 });

@@ -3,33 +3,26 @@
 // one scope unticked, and the authorize page lands on the redirect with a code that exchanges.
 // Screenshots go to test-artifacts/oauth/ (gitignored) for a person to look at. Without a chromium
 // on the machine this one file is skipped and says so; .ci/run installs chromium, so CI runs it.
-import { existsSync, mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { startApp, type TestApp } from '../helpers/app.js';
+import { launchBrowser, noChromium, shot, watchPage } from '../helpers/browser.js';
 import { call, registerUser } from '../helpers/http.js';
-import { root } from '../helpers/process.js';
 import { authorizeUrl, pkce, register, token } from './helpers.js';
 
-const executablePath = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p): p is string => !!p && existsSync(p));
-if (!executablePath) console.warn('[browser.oauth.test] SKIPPED: no chromium found (apt-get install chromium, or set CHROMIUM_PATH); .ci/run installs it.');
-const shots = path.join(root, 'test-artifacts', 'oauth');
-
-describe.skipIf(!executablePath)('authorize page and console in chromium', () => {
+describe.skipIf(noChromium('browser.oauth.test'))('authorize page and console in chromium', () => {
   let app: TestApp;
   let browser: Browser;
   let callback: Server;
   let callbackUrl: string;
   beforeAll(async () => {
-    mkdirSync(shots, { recursive: true });
     app = await startApp();
     callback = createServer((_req, res) => res.end('callback reached'));
     await new Promise<void>((r) => callback.listen(0, '127.0.0.1', r));
     callbackUrl = `http://127.0.0.1:${(callback.address() as AddressInfo).port}/callback`;
-    browser = await chromium.launch({ executablePath, args: ['--no-sandbox'] });
+    browser = await launchBrowser();
   }, 60_000);
   afterAll(async () => {
     await browser?.close();
@@ -41,20 +34,19 @@ describe.skipIf(!executablePath)('authorize page and console in chromium', () =>
     const u = await registerUser(app, undefined, 'browser password 1');
     const client = await register(app, { client_name: 'Browser Test App', redirect_uris: [callbackUrl] });
     const { verifier, challenge } = pkce();
-    const cspErrors: string[] = [];
     const ctxA = await browser.newContext();
     const pageA = await ctxA.newPage();
-    pageA.on('console', (m) => m.text().includes('Content Security Policy') && cspErrors.push(m.text()));
+    const watch = watchPage(pageA);
     await pageA.goto(authorizeUrl(app, { response_type: 'code', client_id: client.client_id, redirect_uri: callbackUrl, scope: 'todos:read tags:read', resource: app.deps.config.publicUrl, code_challenge: challenge, code_challenge_method: 'S256', state: 'browser-state' }));
     const shown = (await pageA.locator('#user-code').textContent())!;
     expect(shown).toMatch(/^\d{3}-\d{3}-\d{3}$/);
     await expect(pageA.locator('h1').textContent()).resolves.toContain(callbackUrl);
-    await pageA.screenshot({ path: path.join(shots, '1-authorize-page.png'), fullPage: true });
+    await shot(pageA, '1-authorize-page', { dir: 'oauth' });
 
     // The trusted device: the console, signed in with email and password.
     const ctxB = await browser.newContext();
     const pageB = await ctxB.newPage();
-    pageB.on('console', (m) => m.text().includes('Content Security Policy') && cspErrors.push(m.text()));
+    watch.add(pageB);
     await pageB.goto(`${app.url}/app#code=${shown.replace(/-/g, '')}`);
     await pageB.fill('#email', u.email);
     await pageB.fill('#password', 'browser password 1');
@@ -65,7 +57,7 @@ describe.skipIf(!executablePath)('authorize page and console in chromium', () =>
     expect(await pageB.locator('#approval-callback').textContent()).toBe(callbackUrl);
     expect(await pageB.locator('#approval-app').textContent()).toBe('Browser Test App');
     await pageB.uncheck('#approval-scopes input[value="tags:read"]');
-    await pageB.screenshot({ path: path.join(shots, '2-console-approval.png'), fullPage: true });
+    await shot(pageB, '2-console-approval', { dir: 'oauth' });
     await pageB.click('#approve');
     await pageB.locator('#approve-status', { hasText: /^Approved/ }).waitFor();
 
@@ -74,7 +66,7 @@ describe.skipIf(!executablePath)('authorize page and console in chromium', () =>
     const landed = new URL(pageA.url());
     expect(landed.searchParams.get('state')).toBe('browser-state');
     expect(landed.searchParams.get('iss')).toBe(app.deps.config.publicUrl);
-    await pageA.screenshot({ path: path.join(shots, '3-redirected.png') });
+    await shot(pageA, '3-redirected', { dir: 'oauth', fullPage: false });
     const t = await token(app, { grant_type: 'authorization_code', code: landed.searchParams.get('code')!, code_verifier: verifier, client_id: client.client_id, redirect_uri: callbackUrl });
     expect(t.status).toBe(200);
     expect(t.body.scope).toBe('todos:read');
@@ -104,11 +96,11 @@ describe.skipIf(!executablePath)('authorize page and console in chromium', () =>
     const keys = (await call(app, 'GET', '/v1/keys', { token: u.session })).body.data as { name: string; audience: string; scopes: string[] }[];
     expect(keys.find((k) => k.name === 'app password for my phone')).toMatchObject({ audience: 'dav', scopes: ['todos:read', 'todos:write', 'containers:read', 'containers:write'] });
     await pageB.locator('#keys tr', { hasText: 'CalDAV (app password)' }).waitFor();
-    await pageB.screenshot({ path: path.join(shots, '4-console-lists.png'), fullPage: true });
+    await shot(pageB, '4-console-lists', { dir: 'oauth' });
     // Disconnect the app from the console: its token then gets grant_revoked.
     await pageB.locator('#grants button').first().click();
     await pageB.locator('#grants tr').first().waitFor({ state: 'detached' });
     expect((await call(app, 'GET', '/v1/todos', { token: t.body.access_token })).status).toBe(401);
-    expect(cspErrors).toEqual([]);
+    watch.assertClean();
   }, 60_000);
 });
