@@ -1,11 +1,11 @@
-// The web app at /app (issue 32; docs/app.md): the HTML shell, its script and stylesheet under
-// cache-busted names, gzip and brotli, the web app manifest, its icons and the service worker
+// The web app at /app (issue 32; docs/app.md): the HTML shell, its script chunks (ES modules,
+// split by esbuild) and stylesheet under cache-busted names, gzip and brotli, the web app manifest, its icons and the service worker
 // (docs/app.md "Installable and offline"), and the public `/.well-known/cairn` that tells a client
 // whether sign-up is on. The browser code is app/src/ (React on the project's typed client,
-// client/index.ts); this file only serves it. `npm run build` (and prestart) writes dist/app/;
+// client/index.ts); this file only serves it. `npm run build` (and prestart) writes dist/app/bundle/;
 // when that is absent (tests, `npm run dev`) the same esbuild call bundles in memory once, on the
 // first request, as the console did (rest/console/bundle.ts before it).
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
@@ -29,47 +29,101 @@ export function rootDir(): string {
 }
 
 /**
- * `sw` is the service worker (app/src/sw.ts) without the list of what it caches: the names carry
- * hashes, so serving prepends `var CAIRN_SHELL = {…};` (appAssets below).
+ * The web app as esbuild writes it: ES modules split into chunks (docs/app.md "Serving"). `files`
+ * are every script chunk and the stylesheet under esbuild's content-hashed names (a chunk's name
+ * also changes with the names of the chunks it imports, so a name never changes content);
+ * `entry` is the script the shell loads, `initial` the entry and the chunks it imports statically
+ * (what the first view loads; the rest are loaded by `import()` when first used), `css` the
+ * stylesheet. `sw` is the service worker (app/src/sw.ts) without the list of what it caches: the
+ * names carry hashes, so serving prepends `var CAIRN_SHELL = {…};` (appAssets below).
  */
-type Bundle = { js: string; css: string; sw: string };
+type Bundle = { files: { name: string; text: string }[]; entry: string; initial: string[]; css: string; sw: string };
+
+/** A built file's name: esbuild's `app.<hash>.js`, `chunk.<hash>.js`, `app.<hash>.css`. */
+const NAME = /^(?:app|chunk)\.[0-9A-Z]{8}\.(?:js|css)$/;
 
 export function bundleApp(root = rootDir()): Bundle {
   // Loaded only when bundling: a built server serving dist/app/ never loads esbuild.
   const { buildSync } = createRequire(import.meta.url)('esbuild') as typeof import('esbuild');
-  const build = (entry: string) =>
-    buildSync({
-      entryPoints: [path.join(root, 'app', 'src', entry)],
-      bundle: true,
-      format: 'iife',
-      platform: 'browser',
-      target: 'es2022',
-      jsx: 'automatic',
-      minify: true,
-      write: false,
-      outdir: path.join(root, 'dist', 'app'),
-      define: { 'process.env.NODE_ENV': '"production"' },
-      legalComments: 'none',
-      logLevel: 'silent',
-    }).outputFiles;
-  const out = build('main.tsx');
-  const js = out.find((f) => f.path.endsWith('.js'))!.text;
-  const css = out.find((f) => f.path.endsWith('.css'))?.text ?? '';
-  const sw = build('sw.ts').find((f) => f.path.endsWith('.js'))!.text;
-  return { js, css, sw };
+  const outdir = path.join(root, 'dist', 'app', 'bundle');
+  const common = {
+    bundle: true,
+    platform: 'browser',
+    target: 'es2022',
+    jsx: 'automatic',
+    minify: true,
+    write: false,
+    absWorkingDir: root,
+    outdir,
+    define: { 'process.env.NODE_ENV': '"production"' },
+    legalComments: 'none',
+    logLevel: 'silent',
+  } as const;
+  // The app: ES modules, split. Each `import()` in app/src (the Markdown renderer, Settings, the
+  // quick-entry parser) starts a chunk, and modules shared by chunks get chunks of their own.
+  const app = buildSync({
+    ...common,
+    entryPoints: [path.join(root, 'app', 'src', 'main.tsx')],
+    format: 'esm',
+    splitting: true,
+    entryNames: 'app.[hash]',
+    chunkNames: 'chunk.[hash]',
+    metafile: true,
+  });
+  const nameOf = (p: string) => path.relative(outdir, path.resolve(root, p));
+  const files = app.outputFiles.map((f) => ({ name: nameOf(f.path), text: f.text }));
+  for (const f of files) if (!NAME.test(f.name)) throw new Error(`app bundle: unexpected output ${f.name}`);
+  const outputs = app.metafile.outputs;
+  const entryKey = Object.keys(outputs).find((k) => outputs[k]!.entryPoint && k.endsWith('.js'))!;
+  const cssKey = outputs[entryKey]!.cssBundle;
+  // The first view: the entry and, transitively, what it imports statically.
+  const initial = new Set<string>();
+  const visit = (k: string) => {
+    if (initial.has(k)) return;
+    initial.add(k);
+    for (const i of outputs[k]!.imports) if (i.kind === 'import-statement' && !i.external) visit(i.path);
+  };
+  visit(entryKey);
+  // The worker: a classic script (registered without `type: 'module'`), one file.
+  const sw = buildSync({ ...common, entryPoints: [path.join(root, 'app', 'src', 'sw.ts')], format: 'iife' }).outputFiles.find((f) => f.path.endsWith('.js'))!.text;
+  return { files, entry: nameOf(entryKey), initial: [...initial].map(nameOf), css: cssKey ? nameOf(cssKey) : '', sw };
 }
 
-const BUILT = ['main.js', 'main.css', 'sw.js'] as const;
+/** The index of a build in dist/app/bundle/: which file is which (Bundle without the texts). */
+const INDEX = 'bundle.json';
+type Index = { entry: string; initial: string[]; css: string; files: string[] };
 
-/** For scripts/build-app.mjs (via the compiled module): writes dist/app/main.js, main.css and sw.js. */
+/**
+ * For scripts/build-app.mjs (via the compiled module): writes the chunks, the stylesheet, sw.js
+ * and bundle.json (which is which) to dist/app/bundle/, emptied first so no old chunk lingers.
+ */
 export function writeAppBundle(root = rootDir()): string {
-  const dir = path.join(root, 'dist', 'app');
+  const dir = path.join(root, 'dist', 'app', 'bundle');
+  rmSync(dir, { recursive: true, force: true });
+  // The single-script layout this replaced (dist/app/main.js, main.css, sw.js).
+  for (const old of ['main.js', 'main.css', 'sw.js']) rmSync(path.join(root, 'dist', 'app', old), { force: true });
   mkdirSync(dir, { recursive: true });
   const b = bundleApp(root);
-  writeFileSync(path.join(dir, 'main.js'), b.js);
-  writeFileSync(path.join(dir, 'main.css'), b.css);
+  for (const f of b.files) writeFileSync(path.join(dir, f.name), f.text);
   writeFileSync(path.join(dir, 'sw.js'), b.sw);
+  const index: Index = { entry: b.entry, initial: b.initial, css: b.css, files: b.files.map((f) => f.name) };
+  // Last: its presence says the build is whole (scripts/build-if-stale.mjs looks at it too).
+  writeFileSync(path.join(dir, INDEX), JSON.stringify(index, null, 2));
   return dir;
+}
+
+/** A build written by writeAppBundle, or undefined when it is absent or incomplete. */
+function readBuilt(dir: string): Bundle | undefined {
+  if (!existsSync(path.join(dir, INDEX)) || !existsSync(path.join(dir, 'sw.js'))) return undefined;
+  const index = JSON.parse(readFileSync(path.join(dir, INDEX), 'utf8')) as Index;
+  if (!index.files.every((f) => NAME.test(f) && existsSync(path.join(dir, f)))) return undefined;
+  return {
+    files: index.files.map((name) => ({ name, text: readFileSync(path.join(dir, name), 'utf8') })),
+    entry: index.entry,
+    initial: index.initial,
+    css: index.css,
+    sw: readFileSync(path.join(dir, 'sw.js'), 'utf8'),
+  };
 }
 
 /**
@@ -138,12 +192,13 @@ export const THEME = { light: '#ffffff', dark: '#17191c' } as const;
 /** `gzip`/`br` are absent for a PNG (already deflated): it is always sent as it is. */
 type Asset = { name: string; type: string; raw: Buffer; gzip?: Buffer; br?: Buffer };
 
-function asset(base: string, ext: string, type: string, content: string | Buffer): Asset {
+/** `name`, or without one `<base>.<sha256 prefix>.<ext>`; text is compressed both ways once. */
+function asset(base: string, ext: string, type: string, content: string | Buffer, name?: string): Asset {
   const raw = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
-  const hash = createHash('sha256').update(raw).digest('hex').slice(0, 12);
-  if (typeof content !== 'string') return { name: `${base}.${hash}.${ext}`, type, raw };
+  name ??= `${base}.${createHash('sha256').update(raw).digest('hex').slice(0, 12)}.${ext}`;
+  if (typeof content !== 'string') return { name, type, raw };
   return {
-    name: `${base}.${hash}.${ext}`,
+    name,
     type,
     raw,
     gzip: gzipSync(raw, { level: 9 }),
@@ -151,8 +206,16 @@ function asset(base: string, ext: string, type: string, content: string | Buffer
   };
 }
 
+const JS = 'application/javascript; charset=utf-8';
+const CSS = 'text/css; charset=utf-8';
+
 type AppAssets = {
-  js: Asset;
+  /** The script the shell loads (`<script type="module">`). */
+  entry: Asset;
+  /** The entry and the chunks it imports statically: what the first view loads (the shell preloads them). */
+  initial: Asset[];
+  /** What /app/assets/ serves, by name: every chunk (those `import()` loads later too), the stylesheet, the icons. */
+  files: Map<string, Asset>;
   css: Asset;
   html: Asset;
   /** `/app/manifest.webmanifest` (its `name` is hashed like the others, but it is served at the fixed path). */
@@ -168,27 +231,29 @@ let assets: AppAssets | undefined;
 /** The bundle (built or in memory), compressed once per process, under names that carry their hash. */
 export function appAssets(): AppAssets {
   if (assets) return assets;
-  const dir = path.join(rootDir(), 'dist', 'app');
-  const built = import.meta.url.includes('/dist/') && BUILT.every((f) => existsSync(path.join(dir, f)));
-  const b: Bundle = built
-    ? { js: readFileSync(path.join(dir, 'main.js'), 'utf8'), css: readFileSync(path.join(dir, 'main.css'), 'utf8'), sw: readFileSync(path.join(dir, 'sw.js'), 'utf8') }
-    : bundleApp();
-  const js = asset('app', 'js', 'application/javascript; charset=utf-8', b.js);
-  const css = asset('app', 'css', 'text/css; charset=utf-8', b.css);
+  const b = (import.meta.url.includes('/dist/') ? readBuilt(path.join(rootDir(), 'dist', 'app', 'bundle')) : undefined) ?? bundleApp();
+  const files = new Map(b.files.map((f) => [f.name, asset('', '', f.name.endsWith('.css') ? CSS : JS, f.text, f.name)]));
+  const entry = files.get(b.entry)!;
+  const initial = b.initial.map((n) => files.get(n)!);
+  const css = files.get(b.css) ?? asset('app', 'css', CSS, '');
+  files.set(css.name, css);
   const icons = [192, 512].map((n) => asset(`icon-${n}`, 'png', 'image/png', iconPng(n)));
   const manifest = asset('manifest', 'webmanifest', 'application/manifest+json; charset=utf-8', JSON.stringify(webManifest(icons), null, 2));
-  const html = asset('index', 'html', 'text/html; charset=utf-8', shell(js.name, css.name, icons[0]!.name));
+  const html = asset('index', 'html', 'text/html; charset=utf-8', shell(entry.name, initial.slice(1).map((a) => a.name), css.name, icons[0]!.name));
   // What the worker caches: the shell and the manifest network-first (fixed paths whose content
-  // changes with a deploy), the hashed files cache-first. Its cache is named by every hash, the
-  // worker's own included, so any change is a new worker with a new cache (app/src/sw.ts).
-  const version = createHash('sha256').update([html, manifest, js, css, ...icons].map((a) => a.name).join('\n')).update(b.sw).digest('hex').slice(0, 12);
+  // changes with a deploy), the hashed files cache-first: every chunk, the ones `import()` loads
+  // later too, so the app works offline after its first load. Its cache is named by every hash,
+  // the worker's own included, so any change is a new worker with a new cache (app/src/sw.ts).
+  const hashed = [...files.values(), ...icons];
+  const version = createHash('sha256').update([html, manifest, ...hashed].map((a) => a.name).join('\n')).update(b.sw).digest('hex').slice(0, 12);
   const list = {
     cache: `cairn-shell-${version}`,
     network: ['/app', '/app/manifest.webmanifest'],
-    hashed: [js, css, ...icons].map((a) => `/app/assets/${a.name}`),
+    hashed: hashed.map((a) => `/app/assets/${a.name}`),
   };
-  const sw = asset('sw', 'js', 'application/javascript; charset=utf-8', `var CAIRN_SHELL=${JSON.stringify(list)};\n${b.sw}`);
-  assets = { js, css, html, manifest, sw, icons };
+  const sw = asset('sw', 'js', JS, `var CAIRN_SHELL=${JSON.stringify(list)};\n${b.sw}`);
+  for (const i of icons) files.set(i.name, i);
+  assets = { entry, initial, files, css, html, manifest, sw, icons };
   return assets;
 }
 
@@ -213,8 +278,12 @@ function webManifest(icons: Asset[]) {
   };
 }
 
-/** Static markup: no inline script or style; the app mounts into #root. */
-function shell(js: string, css: string, icon: string): string {
+/**
+ * Static markup: no inline script or style; the app mounts into #root. The entry is a module
+ * script (deferred, like any module); the chunks it imports are preloaded, so they download beside
+ * it instead of after it. `script-src 'self'` covers module scripts, preloads and `import()`.
+ */
+function shell(js: string, preload: string[], css: string, icon: string): string {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -229,7 +298,7 @@ function shell(js: string, css: string, icon: string): string {
 <link rel="icon" type="image/png" href="/app/assets/${icon}">
 <link rel="apple-touch-icon" href="/app/assets/${icon}">
 <link rel="stylesheet" href="/app/assets/${css}">
-<script src="/app/assets/${js}" defer></script>
+${preload.map((c) => `<link rel="modulepreload" href="/app/assets/${c}">\n`).join('')}<script type="module" src="/app/assets/${js}"></script>
 </head>
 <body>
 <div id="root"><noscript>Cairn needs JavaScript.</noscript></div>
@@ -297,8 +366,7 @@ export function appRoutes(deps: Deps): Router {
     send(req, res, appAssets().manifest);
   });
   r.get('/app/assets/:name', (req, res, next) => {
-    const a = appAssets();
-    const hit = [a.js, a.css, ...a.icons].find((x) => x.name === req.params.name);
+    const hit = appAssets().files.get(req.params.name);
     if (!hit) return next();
     // The name carries the content's hash: a new build is a new name, so this one never changes.
     res.setHeader('Cache-Control', 'public, max-age=31536000, immutable');

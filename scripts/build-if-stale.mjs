@@ -19,7 +19,7 @@ function newest(dir) {
   return latest;
 }
 
-const appBundle = path.join(root, 'dist', 'app', 'main.js');
+const appBundle = path.join(root, 'dist', 'app', 'bundle', 'bundle.json');
 // The older of the compiled server and the web app's bundle (either missing: build).
 const built = existsSync(stamp) && existsSync(appBundle) ? Math.min(statSync(stamp).mtimeMs, statSync(appBundle).mtimeMs) : 0;
 const latest = Math.max(

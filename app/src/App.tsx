@@ -2,16 +2,24 @@
 // sidebar (a navigation landmark), the search box, the current view, the shortcuts. Routing is the
 // URL's fragment (`#/today`, `#/project/<id>`, `#/settings`), so a reload stays on its view; the
 // authorize page's `#code=123456789` opens Settings at the approval of that code.
-import { useEffect, useMemo, useRef, useState, useSyncExternalStore, type FormEvent } from 'react';
+import { lazy, Suspense, useEffect, useMemo, useRef, useState, useSyncExternalStore, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, getToken, message, onToken, setToken, localToday, status } from './api.js';
 import { useLive } from './live.js';
 import { Views } from './views/index.js';
 import { dropInto } from './views/project.js';
 import { isTyping, type Route } from './views/shared.js';
-import { Settings } from './Settings.js';
 import { NotesNav } from './views/notes.js';
 import { FiltersNav } from './views/filters.js';
+
+// Settings is a chunk of its own, loaded when first opened (docs/app.md "Serving").
+// A failed load (offline before it was ever fetched) says so instead of taking the app down.
+const Settings = lazy(() =>
+  import('./Settings.js').then(
+    (m) => ({ default: m.Settings }),
+    () => ({ default: () => <p role="alert">Settings could not be loaded: reload when the server can be reached.</p> }),
+  ),
+);
 
 export function parseRoute(hash: string): Route {
   const h = hash.replace(/^#\/?/, '');
@@ -280,8 +288,8 @@ function SignedIn() {
             {projects.filter((p) => p.parentId === a.id).map((p) => link(`#/project/${p.id}`, p.name, route.view === 'project' && route.id === p.id, p.id))}
           </ul>
         ))}
-        <NewProject onError={setError} areas={areas} />
-        <NewArea onError={setError} />
+        <NewContainer kind="project" onError={setError} areas={areas} />
+        <NewContainer kind="area" onError={setError} />
         <NotesNav route={route} />
         <FiltersNav route={route} />
         <ul>{link('#/settings', 'Settings', route.view === 'settings')}</ul>
@@ -308,7 +316,11 @@ function SignedIn() {
               {error} <button type="button" onClick={() => setError('')}>Dismiss</button>
             </p>
           )}
-          {route.view === 'settings' ? <Settings onError={setError} /> : <Views route={route} title={title ?? ''} containers={all} onError={setError} />}
+          {route.view === 'settings' ? (
+            <Suspense fallback={<p role="status">Loading…</p>}>
+              <Settings onError={setError} />
+            </Suspense>
+          ) : <Views route={route} title={title ?? ''} containers={all} onError={setError} />}
         </main>
       </div>
       {palette && <Palette projects={all.map((c) => ({ id: c.id, name: c.name, kind: c.kind }))} onClose={() => setPalette(false)} />}
@@ -317,20 +329,24 @@ function SignedIn() {
   );
 }
 
-/** A new project, at the top level or in the area chosen beside it; the app opens it. */
-function NewProject({ onError, areas }: { onError: (m: string) => void; areas: { id: string; name: string }[] }) {
+/**
+ * A new project (at the top level or in the area chosen beside it) or a new area (it holds
+ * projects only, spec §2.1), named in the sidebar's field (Enter); the app opens its page.
+ */
+function NewContainer({ kind, onError, areas = [] }: { kind: 'project' | 'area'; onError: (m: string) => void; areas?: { id: string; name: string }[] }) {
   const qc = useQueryClient();
   const [name, setName] = useState('');
   const [area, setArea] = useState('');
   const create = useMutation({
-    mutationFn: (n: string) => api.containers.create.mutate({ kind: 'project', name: n, parentId: areas.some((a) => a.id === area) ? area : null }),
+    mutationFn: (n: string) => api.containers.create.mutate(kind === 'area' ? { kind, name: n } : { kind, name: n, parentId: areas.some((a) => a.id === area) ? area : null }),
     onSuccess: (c) => {
       setName('');
-      location.hash = `#/project/${c.id}`;
+      location.hash = `#/${kind}/${c.id}`;
     },
     onError: (e) => onError(message(e)),
     onSettled: () => qc.invalidateQueries(),
   });
+  const label = kind === 'area' ? 'New area' : 'New project';
   return (
     <form
       className="new-container"
@@ -339,8 +355,8 @@ function NewProject({ onError, areas }: { onError: (m: string) => void; areas: {
         if (name.trim()) create.mutate(name.trim());
       }}
     >
-      <input type="text" aria-label="New project" placeholder="New project" value={name} onChange={(e) => setName(e.target.value)} maxLength={256} />
-      {areas.length > 0 && (
+      <input type="text" aria-label={label} placeholder={label} value={name} onChange={(e) => setName(e.target.value)} maxLength={256} />
+      {kind === 'project' && areas.length > 0 && (
         <select aria-label="Area of the new project" value={area} onChange={(e) => setArea(e.target.value)}>
           <option value="">No area</option>
           {areas.map((a) => (
@@ -350,32 +366,6 @@ function NewProject({ onError, areas }: { onError: (m: string) => void; areas: {
           ))}
         </select>
       )}
-    </form>
-  );
-}
-
-/** A new area (it holds projects only, spec §2.1); the app opens its page. */
-function NewArea({ onError }: { onError: (m: string) => void }) {
-  const qc = useQueryClient();
-  const [name, setName] = useState('');
-  const create = useMutation({
-    mutationFn: (n: string) => api.containers.create.mutate({ kind: 'area', name: n }),
-    onSuccess: (c) => {
-      setName('');
-      location.hash = `#/area/${c.id}`;
-    },
-    onError: (e) => onError(message(e)),
-    onSettled: () => qc.invalidateQueries(),
-  });
-  return (
-    <form
-      className="new-container"
-      onSubmit={(e) => {
-        e.preventDefault();
-        if (name.trim()) create.mutate(name.trim());
-      }}
-    >
-      <input type="text" aria-label="New area" placeholder="New area" value={name} onChange={(e) => setName(e.target.value)} maxLength={256} />
     </form>
   );
 }
@@ -424,21 +414,25 @@ function Palette({ projects, onClose }: { projects: { id: string; name: string; 
   );
 }
 
+/** Every shortcut the app has (docs/app.md "Keyboard"): App.tsx, views/index.tsx, project.tsx, editor.tsx. */
 export const SHORTCUTS: [string, string][] = [
   ['n', 'New to-do (focus quick entry)'],
   ['x', 'Complete or reopen the selected to-do'],
   ['t', 'Selected to-do: When Today'],
   ['e', 'Selected to-do: This Evening'],
   ['s', 'Selected to-do: Someday'],
-  ['d', 'Selected to-do: set its deadline'],
-  ['m', 'Selected to-do: move to a project'],
+  ['d', 'Selected to-do: open it at its deadline'],
+  ['m', 'Selected to-do: move it (open it at its project; Tab on to its heading)'],
   ['Enter', 'Open the selected to-do'],
   ['1–6', 'Inbox, Today, Upcoming, Anytime, Someday, Logbook'],
   ['j / k', 'Next / previous to-do'],
+  ['Ctrl/⌘+↑ / ↓', 'Move the selected to-do up / down its list; on a project page, at a heading’s first / last row, into the heading above / below'],
+  ['Alt+↑ / ↓', 'In a checklist item: move the item up / down'],
   ['/', 'Search'],
-  ['Ctrl/⌘+K', 'Command palette (quick find)'],
+  ['Ctrl/⌘+K', 'Command palette (quick find); ↑ / ↓ pick, Enter goes'],
+  ['Enter / Esc', 'In a rename field (heading, checklist item): save / put the name back'],
   ['?', 'This list'],
-  ['Esc', 'Close'],
+  ['Esc', 'Close the palette or this list'],
 ];
 
 function Shortcuts({ onClose }: { onClose: () => void }) {

@@ -9,7 +9,7 @@
 //   app-scroll  Anytime scrolled programmatically, one step per animation frame: the first scroll
 //               (pages load on the way), then the measured one with every page loaded; frame times
 //               from requestAnimationFrame
-//   app-js      the JavaScript the first view loaded, its gzip (and brotli) size as served
+//   app-js      the JavaScript the first view loads (the module entry and its static imports), its gzip (and brotli) size as served
 // Times are read in the page (performance.now(), polled every animation frame), so the driver's
 // round trips are not in them. The session reaches the page as the app keeps it (localStorage),
 // through the context's storage state: never in a URL.
@@ -147,6 +147,27 @@ async function loadToday(page: Page, url: string): Promise<number> {
   return (await until(page, todayReady)) as number;
 }
 
+/**
+ * The scripts the first view loads: the shell's module entry and the chunks it imports statically,
+ * transitively (what runs before Today renders; the chunks `import()` loads when first used, and
+ * those the service worker fetches to cache after the load, are not counted). The same definition
+ * as test/app/serve.app.test.ts.
+ */
+async function firstViewScripts(url: string): Promise<string[]> {
+  const html = await (await fetch(`${url}/app`)).text();
+  const entry = /<script type="module" src="([^"]+)">/.exec(html)?.[1];
+  if (!entry) throw new Error('the shell names no module script');
+  const seen = new Set<string>();
+  const walk = async (u: string): Promise<void> => {
+    if (seen.has(u)) return;
+    seen.add(u);
+    const js = await (await fetch(u)).text();
+    for (const m of js.matchAll(/\bimport\s*(?:[^"'();]*?\bfrom\s*)?["'](\.\/[^"']+)["']/g)) await walk(new URL(m[1]!, u).href);
+  };
+  await walk(new URL(entry, url).href);
+  return [...seen];
+}
+
 /** Content-Length of an asset as served under an Accept-Encoding (the server compresses once per process). */
 async function servedBytes(url: string, encoding: string): Promise<number> {
   const res = await fetch(url, { headers: { 'accept-encoding': encoding } });
@@ -225,16 +246,12 @@ export async function runApp(ids: AppId[], url: string, seed: AppSeed, o: AppOpt
       await ctx.close();
     }
 
-    // Scripts the first view loads (app-js), from the first cold load.
-    const scripts = new Set<string>();
     await attempt('app-load', async () => {
       rec.load = { cold: [], warm: [] };
       for (let i = 0; i < o.samples; i++) {
         const ctx = await newContext();
         const page = await newPage(ctx);
-        if (i === 0) page.on('response', (r) => r.request().resourceType() === 'script' && scripts.add(r.url()));
         rec.load.cold.push(await loadToday(page, url));
-        if (i === 0) page.removeAllListeners('response');
         rec.load.warm.push(await loadToday(page, url));
         await ctx.close();
       }
@@ -242,13 +259,7 @@ export async function runApp(ids: AppId[], url: string, seed: AppSeed, o: AppOpt
     });
 
     await attempt('app-js', async () => {
-      if (!scripts.size) {
-        const ctx = await newContext();
-        const page = await newPage(ctx);
-        page.on('response', (r) => r.request().resourceType() === 'script' && scripts.add(r.url()));
-        await loadToday(page, url);
-        await ctx.close();
-      }
+      const scripts = await firstViewScripts(url);
       const files: { name: string; raw: number; gzip: number; br: number }[] = [];
       for (const s of scripts) {
         files.push({ name: new URL(s).pathname.split('/').pop()!, raw: await servedBytes(s, 'identity'), gzip: await servedBytes(s, 'gzip'), br: await servedBytes(s, 'br') });

@@ -1,10 +1,10 @@
 // A to-do opened in place (a region named by its title; docs/app.md "The editor"): its fields,
 // its recurrence in words with a picker and a raw RRULE, its checklist (add, check, rename,
 // delete, reorder by buttons or Alt+↑/↓). Every write goes through useActions (optimistic).
-import { useEffect, useId, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import { useEffect, useId, useLayoutEffect, useRef, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { api, localToday, type In, type Todo } from '../api.js';
-import { renderNotes, type ListProps, type Actions, Loading, useWeekStart } from './shared.js';
+import { Markdown, type ListProps, type Actions, Loading, useWeekStart } from './shared.js';
 import { DAY_NAMES, describeRecurrence, pickOf, ruleOf, weekOrder, type Basis, type DayCode, type Pick, type WeekStart } from '../recurrence.js';
 import { Attachments } from './attachments.js';
 
@@ -29,8 +29,9 @@ export function Editor({ todo, ...p }: ListProps & { todo: Todo }) {
     else if (p.open?.focus === 'move') moveTo.current?.focus();
   }, [p.open?.focus]);
   const save = (patch: Omit<In['todos']['update'], 'id'>) => update.mutate({ id: todo.id, ...patch });
-  const projects = p.ctx.containers.filter((c) => c.kind !== 'area');
-  const html = useMemo(() => renderNotes(notes), [notes]);
+  // A completed (archived) project is not a place to move to; the to-do's own stays listed, so
+  // the select shows where it is.
+  const projects = p.ctx.containers.filter((c) => c.kind !== 'area' && (c.status !== 'archived' || c.id === todo.parentId));
   return (
     <section className="editor" aria-label={todo.title}>
       <label>
@@ -41,7 +42,7 @@ export function Editor({ todo, ...p }: ListProps & { todo: Todo }) {
         Notes
         <textarea value={notes} onChange={(e) => setNotes(e.target.value)} onBlur={() => notes !== (todo.notes ?? '') && save({ notes: notes || null })} />
       </label>
-      {notes && <div className="notes-preview" aria-label="Notes preview" role="region" dangerouslySetInnerHTML={{ __html: html }} />}
+      {notes && <Markdown md={notes} label="Notes preview" />}
       <div className="buttons" role="group" aria-label="When">
         <button type="button" aria-pressed={todo.whenDate === localToday() && !todo.evening} onClick={() => save({ whenDate: localToday(), evening: false, someday: false })}>Today</button>
         <button type="button" aria-pressed={todo.evening} onClick={() => save({ whenDate: localToday(), evening: true, someday: false })}>This Evening</button>

@@ -8,6 +8,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, localToday, message, type Out } from '../api.js';
 import { type Ctx, type ListProps, type Route, Loading } from './shared.js';
 import { TodoList } from './rows.js';
+import { RowList } from './row-list.js';
 
 type Filter = Out['filters']['get'];
 
@@ -98,24 +99,22 @@ export function FiltersView({ ctx }: { ctx: Ctx }) {
   return (
     <>
       <FilterForm label="New filter" submit={(v) => api.filters.create.mutate(v)} onDone={(f) => (location.hash = `#/filters/${encodeURIComponent((f as Filter).id)}`)} />
-      <Loading q={q}>
-        {() => (
-          <ul aria-label="Saved filters" className="todos">
-            {q.data!.data.length === 0 && <li>No saved filters yet.</li>}
-            {q.data!.data.map((f) => (
-              <li key={f.id} className="row">
-                <a className="title" href={`#/filters/${encodeURIComponent(f.id)}`}>
-                  {f.name}
-                </a>{' '}
-                <code className="badge">{f.criteria}</code>{' '}
-                <button type="button" aria-label={`Delete filter ${f.name}`} onClick={() => confirm(`Delete the filter “${f.name}”?`) && remove.mutate(f.id)}>
-                  Delete
-                </button>
-              </li>
-            ))}
-          </ul>
+      <RowList
+        q={q}
+        label="Saved filters"
+        empty="No saved filters yet."
+        row={(f) => (
+          <>
+            <a className="title" href={`#/filters/${encodeURIComponent(f.id)}`}>
+              {f.name}
+            </a>{' '}
+            <code className="badge">{f.criteria}</code>{' '}
+            <button type="button" aria-label={`Delete filter ${f.name}`} onClick={() => confirm(`Delete the filter “${f.name}”?`) && remove.mutate(f.id)}>
+              Delete
+            </button>
+          </>
         )}
-      </Loading>
+      />
     </>
   );
 }

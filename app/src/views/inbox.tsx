@@ -1,14 +1,15 @@
 // The Inbox (spec §4.11): captures (a text, a url, a file), and processing one into a to-do.
 // Text and url captures go through `inbox.create`; a file or image capture has no procedure (its
 // body is the file's bytes), only the raw route POST /v1/inbox/files (rest/files.ts), which the
-// app calls with fetch and the Authorization header (attachments.tsx `uploadRaw`; docs/app.md
+// app calls with fetch and the Authorization header (../upload.tsx `uploadRaw`; docs/app.md
 // "Notes, filters and files"). A url capture shows the page title the server fetched for it once
 // it is there (the live poll refetches; the Inbox also refetches while a title is pending).
 import { useCallback, useRef, useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, message, type Out } from '../api.js';
-import { type Ctx, Loading } from './shared.js';
-import { downloadAttachment, uploadRaw, useFileDrop } from './attachments.js';
+import { type Ctx } from './shared.js';
+import { RowList } from './row-list.js';
+import { downloadAttachment, FilesInput, useFileDrop, useUploads } from '../upload.js';
 
 type Item = Out['inbox']['get'];
 
@@ -36,12 +37,7 @@ export function InboxView({ ctx }: { ctx: Ctx }) {
     },
     ...settle,
   });
-  const captureFiles = useMutation({
-    mutationFn: async (files: File[]) => {
-      for (const f of files) await uploadRaw('/v1/inbox/files', { title: f.name.slice(0, 512) }, f);
-    },
-    ...settle,
-  });
+  const captureFiles = useUploads('/v1/inbox/files', {}, settle);
   // Spec §4.11: the capture becomes a standalone to-do (its url kept as an attachment, its file moved to it).
   const toTodo = useMutation({ mutationFn: (id: string) => api.inbox.move.mutate({ id }), ...settle });
   const [text, setText] = useState('');
@@ -60,48 +56,35 @@ export function InboxView({ ctx }: { ctx: Ctx }) {
           Capture <input type="text" aria-label="New capture" value={text} onChange={(e) => setText(e.target.value)} placeholder="A thought or a link" />
         </label>{' '}
         <button type="submit">Capture</button>{' '}
-        <label>
-          Capture files
-          <input
-            type="file"
-            multiple
-            onChange={(e) => {
-              const files = [...(e.target.files ?? [])];
-              e.target.value = '';
-              if (files.length) captureFiles.mutate(files);
-            }}
-          />
-        </label>
+        <FilesInput label="Capture files" onFiles={(files) => captureFiles.mutate(files)} />
       </form>
       <p className="hint" role="status">
         {captureFiles.isPending ? 'Uploading…' : over ? 'Drop to capture' : 'Or drop files here.'}
       </p>
-      <Loading q={q}>
-        {() => (
-          <ul aria-label="Captures" className="todos">
-            {q.data!.data.length === 0 && <li>The inbox is empty.</li>}
-            {q.data!.data.map((i) => (
-              <li key={i.id} className="row">
-                <span className="title">{nameOf(i)}</span>
-                {i.kind === 'url' && i.url && (
-                  <a className="badge" href={i.url} rel="noopener noreferrer" target="_blank">
-                    {i.title === null ? `${i.url} (title not fetched yet)` : i.url}
-                  </a>
-                )}
-                {(i.kind === 'file' || i.kind === 'image') && <span className="badge">{i.kind}</span>}
-                {i.attachmentId && (
-                  <button type="button" aria-label={`Download ${nameOf(i)}`} onClick={() => downloadAttachment(i.attachmentId!, i.title ?? nameOf(i)).catch((e: unknown) => ctx.onError(message(e)))}>
-                    Download
-                  </button>
-                )}
-                <button type="button" aria-label={`Make a to-do of ${nameOf(i)}`} onClick={() => toTodo.mutate(i.id)}>
-                  Make to-do
-                </button>
-              </li>
-            ))}
-          </ul>
+      <RowList
+        q={q}
+        label="Captures"
+        empty="The inbox is empty."
+        row={(i) => (
+          <>
+            <span className="title">{nameOf(i)}</span>
+            {i.kind === 'url' && i.url && (
+              <a className="badge" href={i.url} rel="noopener noreferrer" target="_blank">
+                {i.title === null ? `${i.url} (title not fetched yet)` : i.url}
+              </a>
+            )}
+            {(i.kind === 'file' || i.kind === 'image') && <span className="badge">{i.kind}</span>}
+            {i.attachmentId && (
+              <button type="button" aria-label={`Download ${nameOf(i)}`} onClick={() => downloadAttachment(i.attachmentId!, i.title ?? nameOf(i)).catch((e: unknown) => ctx.onError(message(e)))}>
+                Download
+              </button>
+            )}
+            <button type="button" aria-label={`Make a to-do of ${nameOf(i)}`} onClick={() => toTodo.mutate(i.id)}>
+              Make to-do
+            </button>
+          </>
         )}
-      </Loading>
+      />
     </div>
   );
 }

@@ -1,11 +1,11 @@
 // Notes and note folders (spec §2.3–2.5, §4.6–4.8; docs/app.md "Notes, filters and files"): the
 // sidebar's Notes section, the notes view (#/notes: notes in no folder; #/notes/<id>: a folder's),
 // folders created, renamed and trashed, a note opened in place (title, Markdown body rendered
-// through renderNotes, folder, trash) with its versions (list, show, restore).
-import { useEffect, useMemo, useState } from 'react';
+// through Markdown, folder, trash) with its versions (list, show, restore).
+import { useEffect, useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, message, type Out } from '../api.js';
-import { renderNotes, type Ctx, type Route, Loading } from './shared.js';
+import { Markdown, type Ctx, type Route, Loading } from './shared.js';
 
 type Note = Out['notes']['get'];
 type Folder = Out['noteFolders']['get'];
@@ -183,7 +183,6 @@ function NoteEditor({ note, folders, ctx, onClose }: { note: Note; folders: Fold
   const move = useMutation({ mutationFn: (folderId: string | null) => api.notes.move.mutate({ id: note.id, parentId: null, folderId }), ...settle });
   const trash = useMutation({ mutationFn: () => api.notes.trash.mutate({ id: note.id }), ...settle });
   const [versions, setVersions] = useState(false);
-  const html = useMemo(() => renderNotes(body), [body]);
   const name = noteName(note);
   return (
     <section className="editor note-editor" aria-label={name}>
@@ -207,7 +206,7 @@ function NoteEditor({ note, folders, ctx, onClose }: { note: Note; folders: Fold
           }}
         />
       </label>
-      {body.trim() && <div className="notes-preview" role="region" aria-label="Note preview" dangerouslySetInnerHTML={{ __html: html }} />}
+      {body.trim() && <Markdown md={body} label="Note preview" />}
       <label>
         Folder
         <select value={note.folderId ?? ''} onChange={(e) => move.mutate(e.target.value || null)}>

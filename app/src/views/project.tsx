@@ -6,7 +6,7 @@
 import { useEffect, useMemo, useRef, useState, type DragEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, localToday, message, type Container, type Heading, type In, type Todo } from '../api.js';
-import { renderNotes, isTyping, type ListProps, Loading } from './shared.js';
+import { Markdown, isTyping, type ListProps, Loading } from './shared.js';
 import { TodoList, drag, markDrop, leaveDrop, startDrag, endDrag, half } from './rows.js';
 
 /** The heading writes of a project page; each refetches what it touched when it settles. */
@@ -253,7 +253,7 @@ function useCrossBandKeys(projectId: string, p: ListProps) {
   }, [selected, actions, projectId]);
 }
 
-/** The project's notes (the band's notes: Markdown through renderNotes), edited in place. */
+/** The project's notes (the band's notes: Markdown through shared.tsx's Markdown), edited in place. */
 function ProjectNotes({ project, onError }: { project: Container; onError: (m: string) => void }) {
   const qc = useQueryClient();
   const [editing, setEditing] = useState(false);
@@ -264,11 +264,10 @@ function ProjectNotes({ project, onError }: { project: Container; onError: (m: s
     onError: (e) => onError(message(e)),
     onSettled: () => qc.invalidateQueries(),
   });
-  const html = useMemo(() => renderNotes(editing ? text : (project.notes ?? '')), [editing, text, project.notes]);
   if (!editing) {
     return (
       <div className="project-notes">
-        {project.notes && <div className="notes-preview" role="region" aria-label="Project notes" dangerouslySetInnerHTML={{ __html: html }} />}
+        {project.notes && <Markdown md={project.notes} label="Project notes" />}
         <button
           type="button"
           onClick={() => {
@@ -293,7 +292,7 @@ function ProjectNotes({ project, onError }: { project: Container; onError: (m: s
         Project notes (Markdown)
         <textarea autoFocus value={text} onChange={(e) => setText(e.target.value)} maxLength={65536} />
       </label>
-      {text && <div className="notes-preview" role="region" aria-label="Notes preview" dangerouslySetInnerHTML={{ __html: html }} />}
+      {text && <Markdown md={text} label="Notes preview" />}
       <div className="buttons">
         <button type="submit" className="primary">Save notes</button>
         <button type="button" onClick={() => setEditing(false)}>Cancel</button>

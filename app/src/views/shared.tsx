@@ -1,11 +1,9 @@
 // What the views share (docs/app.md): the route, the typing test for shortcuts, the notes'
-// Markdown renderer, the row actions, the loading wrapper and the date labels.
-import { type ReactNode, useEffect, useRef } from 'react';
+// Markdown (loaded on first use), the row actions, the loading wrapper and the date labels.
+import { type ReactNode, useEffect, useMemo, useRef, useState } from 'react';
 import { useMutation, useQuery, useQueryClient, type QueryKey } from '@tanstack/react-query';
-import { Marked } from 'marked';
-import DOMPurify from 'dompurify';
 import { api, localToday, message, type Container, type In, type Todo } from '../api.js';
-import { patchCached, placeIn, type TodoEdit } from '../cache.js';
+import { insertCreated, patchCached, placeIn, type TodoEdit } from '../cache.js';
 import { type WeekStart } from '../recurrence.js';
 
 export type Route =
@@ -24,30 +22,57 @@ export function isTyping(t: HTMLElement): boolean {
 
 export type Ctx = { containers: Container[]; onError: (m: string) => void };
 
+/** The renderer once its chunk has loaded (app/src/views/markdown.ts), shared by every note shown. */
+let renderer: ((md: string) => string) | undefined;
+let loading: Promise<(md: string) => string> | undefined;
+function loadRenderer(): Promise<(md: string) => string> {
+  loading ??= import('./markdown.js').then(
+    (m) => (renderer = m.renderNotes),
+    (e: unknown) => {
+      // Offline before the chunk was ever fetched, say: the next note shown asks again.
+      loading = undefined;
+      throw e;
+    },
+  );
+  return loading;
+}
+
 /**
- * Notes are Markdown rendered through DOMPurify with a short list of tags and attributes: no
- * script, no style attribute (the CSP would refuse it anyway), no image (no third-party origin),
- * links only to http(s) and mailto.
+ * Notes' Markdown as sanitised HTML (marked, then DOMPurify: markdown.ts), or undefined until the
+ * renderer's chunk has loaded (the first note shown asks for it; it stays undefined if that fails).
  */
-const PURIFY = {
-  ALLOWED_TAGS: ['p', 'br', 'strong', 'em', 'del', 'code', 'pre', 'ul', 'ol', 'li', 'a', 'blockquote', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'hr', 'table', 'thead', 'tbody', 'tr', 'th', 'td'],
-  ALLOWED_ATTR: ['href', 'title'],
-  ALLOWED_URI_REGEXP: /^(?:https?:|mailto:)/i,
-};
-DOMPurify.addHook('afterSanitizeAttributes', (node) => {
-  if (node.tagName === 'A') {
-    node.setAttribute('rel', 'noopener noreferrer');
-    node.setAttribute('target', '_blank');
+export function useMarkdown(md: string): string | undefined {
+  const [render, setRender] = useState(() => renderer);
+  useEffect(() => {
+    if (render) return;
+    let live = true;
+    loadRenderer().then(
+      (r) => live && setRender(() => r),
+      (e: unknown) => console.warn('Cairn: the Markdown renderer did not load:', e),
+    );
+    return () => {
+      live = false;
+    };
+  }, [render]);
+  return useMemo(() => render?.(md), [render, md]);
+}
+
+/**
+ * A note shown as Markdown: a region named `label` holding the sanitised HTML, or, until the
+ * renderer has loaded, the same text as plain text (paragraphs at blank lines), never unsanitised HTML.
+ */
+export function Markdown({ md, label }: { md: string; label: string }) {
+  const html = useMarkdown(md);
+  if (html === undefined) {
+    return (
+      <div className="notes-preview" role="region" aria-label={label}>
+        {md.split(/\n\s*\n/).map((p, i) => (
+          <p key={i}>{p}</p>
+        ))}
+      </div>
+    );
   }
-});
-/**
- * Raw HTML inside the Markdown is shown as text, never parsed: even an inert parse of a `style`
- * or `on…` attribute makes Chromium report a CSP violation, and nothing a note needs is HTML.
- */
-const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-const markdown = new Marked({ gfm: true, async: false, renderer: { html: ({ text }) => esc(text) } });
-export function renderNotes(md: string): string {
-  return DOMPurify.sanitize(markdown.parse(md, { async: false }), PURIFY);
+  return <div className="notes-preview" role="region" aria-label={label} dangerouslySetInnerHTML={{ __html: html }} />;
 }
 
 /** One checklist item at a time (`todos.checklist.*`), so ticking one cannot drop another. */
@@ -88,15 +113,45 @@ function applyChecklist(list: Todo['checklist'], v: ChecklistOp): Todo['checklis
   }
 }
 
+/** A new to-do as the views show it, from `todos.create`'s input, until the server's answer replaces it. */
+function draftOf(v: NewTodoInput): Todo {
+  const now = new Date().toISOString();
+  return {
+    id: v.id,
+    title: v.title,
+    notes: v.notes ?? null,
+    status: 'open',
+    completedAt: null,
+    whenDate: v.whenDate ?? null,
+    evening: v.evening ?? false,
+    someday: v.someday ?? false,
+    deadline: v.deadline ?? null,
+    priority: v.priority ?? null,
+    tags: v.tags ?? [],
+    checklist: (v.checklist ?? []).map((c, i) => ({ id: c.id ?? `new-${i}`, title: c.title, done: c.done ?? false })),
+    recurrence: v.recurrence ?? null,
+    parentId: v.parentId ?? null,
+    headingId: v.headingId ?? null,
+    sortKey: '',
+    trashedAt: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
+/** `todos.create`'s input with the id chosen in the browser (cache.ts newTodoId). */
+export type NewTodoInput = In['todos']['create'] & { id: string };
+
 /**
- * Everything a row can do. The writes on an existing to-do are optimistic: the to-do changes at
- * once in every cached view holding it (app/src/cache.ts), rolls back with the server's message
- * as an alert when it refuses, and every view is refetched when the write settles.
+ * Everything a row can do. The writes are optimistic: the to-do changes at once in every cached
+ * view holding it (app/src/cache.ts), a new one appears where the views show it, rolls back with
+ * the server's message as an alert when it refuses, and every view is refetched when the write settles.
  */
 export function useActions(onError: (m: string) => void) {
   const qc = useQueryClient();
-  const settle = { onError: (e: unknown) => onError(message(e)), onSettled: () => qc.invalidateQueries() };
-  type Change = { id: string } & TodoEdit<Todo>;
+  // A change to a to-do (patchCached), or a new to-do (`insert`: where each cached view shows it).
+  type Change = { id: string; insert?: (key: QueryKey, data: unknown) => unknown } & TodoEdit<Todo>;
+  const apply = (c: Change, key: QueryKey, data: unknown) => (c.insert ? c.insert(key, data) : patchCached(data, c.id, c));
   type Ctx = { snapshot: [QueryKey, unknown][]; change: Change };
   // The changes whose writes are in flight. A view fetched meanwhile (live updates, another
   // write's refetch) is answered from before them: they are applied to it again as it lands.
@@ -107,7 +162,7 @@ export function useActions(onError: (m: string) => void) {
         if (ev.type !== 'updated' || ev.action.type !== 'success' || ev.action.manual || !inFlight.size) return;
         const data = ev.query.state.data;
         let next: unknown = data;
-        for (const c of inFlight) next = patchCached(next, c.id, c);
+        for (const c of inFlight) next = apply(c, ev.query.queryKey, next);
         if (next !== data) ev.query.setData(next, { manual: true });
       }),
     [qc, inFlight],
@@ -121,7 +176,7 @@ export function useActions(onError: (m: string) => void) {
       inFlight.add(c);
       const snapshot: Ctx['snapshot'] = [];
       for (const [key, data] of qc.getQueriesData({})) {
-        const next = patchCached(data, c.id, c);
+        const next = apply(c, key, data);
         if (next !== data) {
           snapshot.push([key, data]);
           qc.setQueryData(key, next);
@@ -134,7 +189,7 @@ export function useActions(onError: (m: string) => void) {
       // Back to before this change, keeping the later ones still in flight.
       for (const [key, data] of ctx?.snapshot ?? []) {
         let back: unknown = data;
-        for (const c of inFlight) back = patchCached(back, c.id, c);
+        for (const c of inFlight) back = apply(c, key, back);
         qc.setQueryData(key, back);
       }
       onError(message(e));
@@ -171,7 +226,25 @@ export function useActions(onError: (m: string) => void) {
     },
     ...optimistic((v: ChecklistOp) => ({ id: v.id, edit: (t) => ({ ...t, checklist: applyChecklist(t.checklist, v) }) })),
   });
-  const create = useMutation({ mutationFn: (v: In['todos']['create']) => api.todos.create.mutate(v), ...settle });
+  // The new row shows at once where the views show it, under the id the server will keep; the
+  // server's answer then replaces the draft (a view's own fields, `overdue`, `occursOn`, stay).
+  const create = useMutation({
+    mutationFn: (v: NewTodoInput) => api.todos.create.mutate(v),
+    ...optimistic((v: NewTodoInput) => {
+      const t = draftOf(v);
+      const today = localToday();
+      return { id: v.id, edit: (x) => x, insert: (key, data) => insertCreated(key, data, t, today) };
+    }),
+    onSuccess: (saved: Todo) => {
+      for (const [key, data] of qc.getQueriesData({})) {
+        let next = patchCached(data, saved.id, { edit: (x) => ({ ...x, ...saved }) });
+        if (next === data) continue;
+        // A change made to the new row meanwhile (queued after the create) stays on it.
+        for (const c of inFlight) next = apply(c, key, next);
+        qc.setQueryData(key, next);
+      }
+    },
+  });
   return { complete, reopen, cancel, update, move, trash, checklist, create };
 }
 export type Actions = ReturnType<typeof useActions>;

@@ -1,7 +1,9 @@
-// The Trash: restore one item, or empty it.
+// The Trash: restore one item (a to-do, a project or area, a note, a note folder with its
+// subfolders and notes), or empty it.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, message } from '../api.js';
-import { type Ctx, Loading } from './shared.js';
+import { type Ctx } from './shared.js';
+import { RowList } from './row-list.js';
 
 export function TrashView({ ctx }: { ctx: Ctx }) {
   const qc = useQueryClient();
@@ -11,33 +13,30 @@ export function TrashView({ ctx }: { ctx: Ctx }) {
     mutationFn: async (i: { type: string; id: string }): Promise<void> => {
       if (i.type === 'todo') await api.todos.restore.mutate({ id: i.id });
       else if (i.type === 'container') await api.containers.restore.mutate({ id: i.id });
+      else if (i.type === 'note_folder') await api.noteFolders.restore.mutate({ id: i.id });
       else await api.notes.restore.mutate({ id: i.id });
     },
     ...settle,
   });
   const empty = useMutation({ mutationFn: () => api.trash.empty.mutate({}), ...settle });
   return (
-    <Loading q={q}>
-      {() => (
-        <>
-          <ul aria-label="Trash" className="todos">
-            {q.data!.data.length === 0 && <li>The trash is empty.</li>}
-            {q.data!.data.map((i) => (
-              <li key={i.id} className="row">
-                <span className="title">{i.title}</span> <span className="badge">{i.type.replace('_', ' ')}</span>
-                {i.type !== 'note_folder' && (
-                  <button type="button" onClick={() => restore.mutate(i)} aria-label={`Restore ${i.title}`}>Restore</button>
-                )}
-              </li>
-            ))}
-          </ul>
-          {q.data!.data.length > 0 && (
-            <p>
-              <button type="button" onClick={() => confirm('Delete everything in the trash for good?') && empty.mutate()}>Empty Trash</button>
-            </p>
-          )}
-        </>
+    <>
+      <RowList
+        q={q}
+        label="Trash"
+        empty="The trash is empty."
+        row={(i) => (
+          <>
+            <span className="title">{i.title}</span> <span className="badge">{i.type.replace('_', ' ')}</span>
+            <button type="button" onClick={() => restore.mutate(i)} aria-label={`Restore ${i.title}`}>Restore</button>
+          </>
+        )}
+      />
+      {!!q.data?.data.length && (
+        <p>
+          <button type="button" onClick={() => confirm('Delete everything in the trash for good?') && empty.mutate()}>Empty Trash</button>
+        </p>
       )}
-    </Loading>
+    </>
   );
 }
