@@ -157,7 +157,8 @@ describe('authorize', () => {
     const r = await fetch(`${app.url}/app`);
     const html = await r.text();
     expect(r.headers.get('content-security-policy')).toBe((await fetch(authorizeUrl(app, authParams((await register(app)).client_id)))).headers.get('content-security-policy'));
-    const src = /<script src="(\/app\/assets\/app\.[0-9a-f]{12}\.js)" defer><\/script>/.exec(html)?.[1];
+    // The entry as an ES module (app/serve.ts: code splitting), from this origin only.
+    const src = /<script type="module" src="(\/app\/assets\/app\.[0-9A-Za-z]+\.js)"><\/script>/.exec(html)?.[1];
     expect(src).toBeTruthy();
     expect(html).not.toMatch(/<script>|\son\w+="/);
     const js = await fetch(`${app.url}${src}`);
