@@ -44,11 +44,11 @@ describe.skipIf(noChromium('editor.app.test'))('the editor and quick entry in ch
     const box = page.getByRole('textbox', { name: 'New to-do' });
     await box.fill('Water plants every monday #home');
     const chips = page.getByRole('list', { name: 'Recognised' }).getByRole('listitem');
-    await expect.poll(() => chips.allTextContents()).toEqual(['Tag: home', 'Repeat: Every Monday', expect.stringMatching(/^When: /)]);
+    await expect.poll(() => chips.allTextContents(), { timeout: 10_000 }).toEqual(['Tag: home', 'Repeat: Every Monday', expect.stringMatching(/^When: /)]);
     await box.press('Enter');
     await expect.poll(() => byTitle('Water plants'), { timeout: 5000 }).toMatchObject({ recurrence: { rule: 'FREQ=WEEKLY;BYDAY=MO', basis: 'schedule' }, tags: ['home'], whenDate: nextDay(1) });
     await box.fill('Gym every tuesday and thursday');
-    await expect.poll(() => chips.first().textContent()).toBe('Repeat: Every week on Tue, Thu');
+    await expect.poll(() => chips.first().textContent(), { timeout: 10_000 }).toBe('Repeat: Every week on Tue, Thu');
     await box.press('Enter');
     await expect.poll(() => byTitle('Gym'), { timeout: 5000 }).toMatchObject({ recurrence: { rule: 'FREQ=WEEKLY;BYDAY=TU,TH' } });
   }, 60_000);
@@ -197,7 +197,7 @@ describe.skipIf(noChromium('editor.app.test'))('the editor and quick entry in ch
     const first = new Date();
     first.setDate(first.getDate() + (7 - first.getDay()));
     const label = first.toLocaleDateString('en-US', { weekday: 'short', month: 'short', day: 'numeric' });
-    await expect.poll(() => page.getByRole('list', { name: 'Recognised' }).getByRole('listitem').allTextContents()).toEqual([`When: ${label}`]);
+    await expect.poll(() => page.getByRole('list', { name: 'Recognised' }).getByRole('listitem').allTextContents(), { timeout: 10_000 }).toEqual([`When: ${label}`]);
   }, 60_000);
 
   it('no CSP violation and no page error', () => {
