@@ -64,13 +64,14 @@ describe.skipIf(noChromium('browser.app.test'))('the web app in chromium', () =>
     const today = page.getByRole('list', { name: 'Today' });
     await today.getByRole('checkbox', { name: 'Pay the rent' }).waitFor();
     await page.getByRole('region', { name: 'This Evening' }).getByRole('checkbox', { name: 'Read a book' }).waitFor();
-    // Stored with the resolved dates and tags (the browser's local date).
-    const todos = (await call(app, 'GET', '/v1/todos', { token })).body.data as { title: string; whenDate: string | null; evening: boolean; tags: string[] }[];
+    // Stored with the resolved dates and tags (the browser's local date). The rows above are
+    // optimistic (shown before the server answers), so what the server holds is awaited.
+    const stored = async (title: string) => ((await call(app, 'GET', '/v1/todos', { token })).body.data as { title: string; whenDate: string | null; evening: boolean; tags: string[] }[]).find((t) => t.title === title);
     const now = new Date();
     const tomorrow = ymd(new Date(now.getFullYear(), now.getMonth(), now.getDate() + 1));
-    expect(todos.find((t) => t.title === 'Call the bank')).toMatchObject({ whenDate: tomorrow, tags: ['Errands'] });
-    expect(todos.find((t) => t.title === 'Pay the rent')).toMatchObject({ whenDate: ymd(now), tags: ['Bills and rent'] });
-    expect(todos.find((t) => t.title === 'Read a book')).toMatchObject({ whenDate: ymd(now), evening: true });
+    await expect.poll(() => stored('Call the bank'), { timeout: 10_000 }).toMatchObject({ whenDate: tomorrow, tags: ['Errands'] });
+    await expect.poll(() => stored('Pay the rent'), { timeout: 10_000 }).toMatchObject({ whenDate: ymd(now), tags: ['Bills and rent'] });
+    await expect.poll(() => stored('Read a book'), { timeout: 10_000 }).toMatchObject({ whenDate: ymd(now), evening: true });
     // Tomorrow's is in Upcoming.
     await page.getByRole('navigation').getByRole('link', { name: 'Upcoming' }).click();
     await page.getByRole('checkbox', { name: 'Call the bank' }).waitFor();
@@ -168,6 +169,8 @@ describe.skipIf(noChromium('browser.app.test'))('the web app in chromium', () =>
     await page.locator('body').click({ position: { x: 600, y: 5 } });
     await page.keyboard.press('3');
     await page.getByRole('heading', { level: 1, name: 'Upcoming' }).waitFor();
+    // `j` acts on the rows on screen: the view's rows are awaited first.
+    await page.getByRole('checkbox', { name: 'Call the bank' }).waitFor();
     await page.keyboard.press('j');
     await page.keyboard.press('t');
     await page.keyboard.press('2');
