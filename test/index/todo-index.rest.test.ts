@@ -426,7 +426,9 @@ describe('the sealed to-do index', () => {
         ...(i % 4 === 2 ? { priority: (['low', 'medium', 'high'] as const)[i % 3] } : {}),
         ...(i % 3 === 1 ? { parentId: i % 2 ? p1.id : p2.id } : {}),
       });
-      if (bare) return t;
+      // A recurring to-do is never completed or cancelled here: that makes its next occurrence
+      // under a random id, which lands in bucket B one time in BUCKETS and fills the delta early.
+      if (bare || i % 7 === 4) return t;
       if (i % 8 === 5) await u.req('POST', `/v1/todos/${t.id}/complete`);
       if (i % 9 === 6) await u.req('POST', `/v1/todos/${t.id}/cancel`);
       if (i % 10 === 7) await u.req('POST', `/v1/todos/${t.id}/trash`);
