@@ -17,7 +17,7 @@ import { AppError, invalid } from '../../core/errors.js';
 import type { Scope } from '../../core/scopes.js';
 import { assertAccountSize } from '../account-size.js';
 import type Database from 'better-sqlite3';
-import { scanAccountTexts, scanTexts } from '../todo-index/index.js';
+import { scanAccountTexts, scanTexts, todoTotals } from '../todo-index/index.js';
 import { fold, foldWithMap, terms as termsOf } from '../todo-index/fold.js';
 import { deadContainerIds } from '../containers/live.js';
 import { openContainer } from '../containers/model.js';
@@ -98,7 +98,9 @@ export function snippetOf(body: string, terms: string[]): string {
 }
 
 export function search(deps: Deps, p: Principal, input: { q: string; types?: string | undefined; limit?: number | undefined; cursor?: string | undefined; include_trashed?: boolean | undefined }) {
-  assertAccountSize(deps, p.userId);
+  // The to-do totals serve both the size check and the text chunks' freshness check (one scan).
+  const totals = todoTotals(deps.db.$client, p.userId);
+  assertAccountSize(deps, p.userId, totals[0]);
   const terms = termsOf(input.q);
   const wanted = searchableTypes(p, input.types);
   const withTrashed = input.include_trashed ?? false;
@@ -115,7 +117,7 @@ export function search(deps: Deps, p: Principal, input: { q: string; types?: str
     const fresh = scanAccountTexts(sqlite, p, (id, title, body) => {
       const rank = rankOf(terms, title, body);
       if (rank !== null) found.push({ id, rank });
-    });
+    }, totals);
     if (fresh) {
       if (withTrashed) for (const f of found) hits.push({ type: 'todo', id: f.id, rank: f.rank });
       else {

@@ -1,7 +1,7 @@
 // The sealed per-account to-do index (issue 14). Views, saved filters, heading open counts and
 // the to-do `status` filter need a few sealed attributes of many to-dos; opening every to-do row
 // per request does not scale (~10 µs a row). The index keeps those attributes for every to-do of
-// an account in BUCKETS sealed chunks (table todo_index_chunks), one JSON blob each, sealed with
+// an account in BUCKETS sealed chunks (table todo_index_chunks), one blob each, sealed with
 // the seal module (docs/sealed-format.md) under the user's data key, AAD = user id + table + chunk id like every sealed row.
 // A to-do belongs to the bucket `bucketOf(id)` (a hash of its id).
 //
@@ -16,8 +16,9 @@
 // TIER.midMax entries is folded into the base, so the base re-seals a write pays for stay about
 // as rare per write as the account grows (storage.ts TIER; docs/performance.md "Index upkeep at
 // 50,000 to-dos"). Readers open base, middle chunk and delta together (a delta entry overrides
-// the middle chunk's, either the base's). The chunk format is unchanged: data written before has
-// no middle chunks and reads as it did.
+// the middle chunk's, either the base's). Data written before has no middle chunks and reads as it
+// did. Attribute chunks are stored binary since issue 29 (attr-bytes.ts: the views read them in
+// place); text chunks are JSON.
 //
 // Two layers of chunks, each BUCKETS chunks: the attribute chunks (ids '0'..'63') hold each
 // to-do's sealed status, dates, flags, priority, completion time and recurrence; the search-text
@@ -43,4 +44,6 @@
 export { BUCKETS, FORMAT, INDEX_TABLE, type IndexOwner, type IndexedTodo, type PlacedRow, type StampedRow, type TodoContent, type TodoText } from './types.js';
 export { DELTA_MAX, TIER, bucketOf } from './storage.js';
 export { indexTodo, restampTodos, unindexTodo, unindexTodos } from './writes.js';
-export { AttrView, accountIndex, attrView, indexedAttrs, scanAccountTexts, scanTexts, type AccountIndex } from './reads.js';
+export { AttrView, accountIndex, todoTotals, type AttrReader, attrView, indexedAttrs, scanAccountTexts, scanTexts, type AccountIndex } from './reads.js';
+export { ATTR_BYTES_VERSION, attrsToBytes } from './attr-bytes.js';
+export { chunkFromPlain } from './layers.js';

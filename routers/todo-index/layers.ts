@@ -1,10 +1,11 @@
 // The index's two layers of chunks (routers/todo-index/index.ts): the attribute chunks (ATTRS:
 // status, dates, flags, priority, completion, recurrence, placement) and the search-text chunks
 // (TEXT: case-folded title and body), each with its column-wise encoding, gathering and splicing.
+import { attrsFromBytes, attrsToBytes } from './attr-bytes.js';
 import { fold } from './fold.js';
 import type { AnyChunk, AttrChunk, IndexedTodo, Layer, Placed, Priority, Rec, Status, TextChunk, TodoText } from './types.js';
 
-const STATUSES: Status[] = ['open', 'completed', 'canceled'];
+export const STATUSES: Status[] = ['open', 'completed', 'canceled'];
 export const PRIORITIES: (Priority | null)[] = [null, 'low', 'medium', 'high'];
 const digits = (xs: number[]) => String.fromCharCode(...xs.map((x) => 48 + x));
 
@@ -107,6 +108,8 @@ export const ATTRS: Layer<AttrChunk, AttrEntry> = {
     const obj = (x: unknown) => typeof x === 'object' && x !== null && !Array.isArray(x);
     return typeof a.s === 'string' && a.s.length === n && typeof a.f === 'string' && a.f.length === n && typeof a.p === 'string' && a.p.length === n && obj(a.w) && obj(a.d) && Array.isArray(a.c) && a.c.length === n && obj(a.r) && obj(a.x) && Array.isArray(a.P) && Array.isArray(a.q) && a.q.length === n && a.q.every((j) => Number.isInteger(j) && j >= -1 && j < a.P.length);
   },
+  toBytes: attrsToBytes,
+  fromBytes: attrsFromBytes,
 };
 
 export const TEXT: Layer<TextChunk, TodoText> = {
@@ -134,6 +137,8 @@ export const TEXT: Layer<TextChunk, TodoText> = {
     const t = c as TextChunk;
     return Array.isArray(t.t) && t.t.length === t.u.length && Array.isArray(t.b) && t.b.length === t.u.length;
   },
+  toBytes: (c) => Buffer.from(JSON.stringify(c), 'utf8'),
+  fromBytes: (plain) => JSON.parse(plain.toString('utf8')) as TextChunk,
 };
 
 /** The index of a container in a chunk's `P` (added when new; -1 for none). */
@@ -189,4 +194,9 @@ type AnyLayer = Layer<AnyChunk, unknown>;
 export function eachLayer(fn: (layer: AnyLayer) => void): void {
   fn(ATTRS as unknown as AnyLayer);
   fn(TEXT as unknown as AnyLayer);
+}
+
+/** A chunk's object form from its plaintext, by its id (attribute chunks are binary, text chunks JSON; tests, tools). */
+export function chunkFromPlain(id: string, plain: Buffer): AnyChunk {
+  return id.startsWith(TEXT.prefix) ? TEXT.fromBytes(plain) : ATTRS.fromBytes(plain);
 }

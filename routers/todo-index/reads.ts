@@ -2,14 +2,16 @@
 // (accountIndex), the attributes of given rows (attrView, indexedAttrs), and the search text
 // bucket by bucket (scanTexts).
 import type Database from 'better-sqlite3';
-import { ATTRS, PRIORITIES, TEXT, attrsAt } from './layers.js';
+import { open, rowAad } from '../../core/crypto/seal.js';
+import { AttrBytes, attrsToBytes } from './attr-bytes.js';
+import { ATTRS, PRIORITIES, STATUSES, TEXT, attrsAt } from './layers.js';
 import { locate, type Located, type LocateOpts } from './locate.js';
 import { overlay } from './merge.js';
 import { chunkId, deltaId, midId, openChunk, stmts } from './storage.js';
-import { BUCKETS, idsOf, type AttrChunk, type IndexOwner, type IndexedTodo, type Priority, type StampedRow, type TextChunk } from './types.js';
+import { BUCKETS, INDEX_TABLE, idsOf, type AttrChunk, type IndexOwner, type IndexedTodo, type Priority, type StampedRow, type TextChunk } from './types.js';
 
 /** The indexed attributes of an account's rows, read column-wise (no object per to-do). */
-export class AttrView {
+export class AttrView implements AttrReader {
   constructor(private readonly l: Located<AttrChunk>) {}
   /** Whether row k has an entry (false only for a to-do the index does not know yet). */
   has(k: number): boolean {
@@ -47,9 +49,77 @@ export class AttrView {
   }
 }
 
+/** What a reader of many rows' indexed attributes sees, column-wise (no object per to-do). */
+export interface AttrReader {
+  /** Whether row k has an entry (false only for a to-do the index does not know yet). */
+  has(k: number): boolean;
+  /** 0 open, 1 completed, 2 canceled. */
+  status(k: number): number;
+  whenDate(k: number): string | null;
+  deadline(k: number): string | null;
+  /** Bit 1: evening; bit 2: someday. */
+  flags(k: number): number;
+  priority(k: number): Priority | null;
+  completedAt(k: number): number | null;
+  recurring(k: number): boolean;
+  /** Row k's attributes as one object (for the few rows a view picks). */
+  attrs(k: number): IndexedTodo;
+}
+
+/** The attributes of an account's rows read in place from the stored chunks (format 4). */
+class ByteAttrView implements AttrReader {
+  constructor(
+    private readonly chunks: readonly AttrBytes[],
+    private readonly slot: Uint16Array,
+    private readonly at: Int32Array,
+  ) {}
+  has(k: number): boolean {
+    return k < this.at.length;
+  }
+  status(k: number): number {
+    return this.chunks[this.slot[k]!]!.s[this.at[k]!]!;
+  }
+  whenDate(k: number): string | null {
+    return this.chunks[this.slot[k]!]!.w[this.at[k]!] ?? null;
+  }
+  deadline(k: number): string | null {
+    return this.chunks[this.slot[k]!]!.d[this.at[k]!] ?? null;
+  }
+  flags(k: number): number {
+    return this.chunks[this.slot[k]!]!.f[this.at[k]!]!;
+  }
+  priority(k: number): Priority | null {
+    return PRIORITIES[this.chunks[this.slot[k]!]!.p[this.at[k]!]!] ?? null;
+  }
+  completedAt(k: number): number | null {
+    return this.chunks[this.slot[k]!]!.completedAt(this.at[k]!);
+  }
+  recurring(k: number): boolean {
+    return this.chunks[this.slot[k]!]!.r[this.at[k]!] !== undefined;
+  }
+  attrs(k: number): IndexedTodo {
+    const c = this.chunks[this.slot[k]!]!;
+    const j = this.at[k]!;
+    const f = c.f[j]!;
+    const r = c.r[j];
+    return {
+      status: STATUSES[c.s[j]!]!,
+      whenDate: c.w[j] ?? null,
+      deadline: c.d[j] ?? null,
+      evening: (f & 1) !== 0,
+      someday: (f & 2) !== 0,
+      priority: PRIORITIES[c.p[j]!] ?? null,
+      completedAt: c.completedAt(j),
+      recurrence: r ? { rule: r[0], basis: r[1], done: r[2], anchor: r[3] } : null,
+    };
+  }
+}
+
 /**
  * Every to-do of an account as the attribute chunks hold it (format 3: with its placement), for
- * the views, the overview and saved filters: row k is entry `at[k]` of chunk `slot[k]`.
+ * the views, the overview and saved filters: row k is entry `at[k]` of chunk `slot[k]`, read in
+ * place from the decrypted chunks (attr-bytes.ts: no object per to-do; ids are made only for the
+ * rows a view keeps, `idAt`).
  * Freshness without reading every row: the count of the account's to-dos and the sum of their
  * stamps (mod 2^32), taken in one aggregate query over the covering index, must equal the same
  * totals over the opened chunks, and every chunk must open. Any write through the models keeps
@@ -60,22 +130,34 @@ export class AttrView {
  */
 export type AccountIndex = {
   n: number;
-  ids: string[];
+  idAt: (k: number) => string;
   stamps: Float64Array;
   trashedAt: (k: number) => number | null;
   parentId: (k: number) => string | null;
-  attrs: AttrView;
+  attrs: AttrReader;
 };
 
-export function accountIndex(db: Database.Database, o: IndexOwner): AccountIndex {
+/** The account's to-do count and stamp sum (mod 2^32) from the rows (one aggregate query). */
+export function todoTotals(db: Database.Database, userId: string): [count: number, sum: number] {
+  return stmts(db).totals.get(userId) as [number, number];
+}
+
+function openBytes(o: IndexOwner, id: string, blob: Buffer): AttrBytes | null {
+  try {
+    return new AttrBytes(open(o.dek, rowAad(o.userId, INDEX_TABLE, id), blob));
+  } catch {
+    return null;
+  }
+}
+
+export function accountIndex(db: Database.Database, o: IndexOwner, totals: [count: number, sum: number] = todoTotals(db, o.userId)): AccountIndex {
   const s = stmts(db);
   const baseNames = JSON.stringify(Array.from({ length: BUCKETS }, (_, b) => chunkId(ATTRS, b)));
   // The deltas and the middle chunks (small, and middle chunks only on grown buckets) at once.
   const deltaNames = JSON.stringify(Array.from({ length: BUCKETS }, (_, b) => [deltaId(ATTRS, b), midId(ATTRS, b)]).flat());
-  const [count, sum] = s.totals.get(o.userId) as [number, number];
+  const [count, sum] = totals;
   /** Every bucket's entries in id order (a delta entry replacing the base's), if the totals match. */
   const read = (): AccountIndex | null => {
-    const base: (AttrChunk | undefined)[] = [];
     const delta: (AttrChunk | undefined)[] = [];
     const mid: (AttrChunk | undefined)[] = [];
     for (const r of s.some.all(o.userId, deltaNames) as [string, Buffer][]) {
@@ -83,80 +165,78 @@ export function accountIndex(db: Database.Database, o: IndexOwner): AccountIndex
       if (!c) return null;
       (r[0][0] === '~' ? mid : delta)[Number(r[0].slice(1))] = c;
     }
-    // A bucket's middle chunk and delta as one overriding chunk (a delta entry winning).
-    for (let b = 0; b < BUCKETS; b++) if (mid[b]) delta[b] = overlay(ATTRS, mid[b]!, delta[b] ?? null)!;
-    // The bases one row at a time (their blobs die young).
+    // A bucket's middle chunk and delta as one overriding chunk (a delta entry winning), in the
+    // stored form so that it is read like the bases (small: at most a few hundred entries).
+    const over: (AttrBytes | undefined)[] = [];
+    for (let b = 0; b < BUCKETS; b++) {
+      const c = mid[b] ? overlay(ATTRS, mid[b]!, delta[b] ?? null) : delta[b];
+      if (c && c.u.length) over[b] = new AttrBytes(attrsToBytes(c));
+    }
+    const base: (AttrBytes | undefined)[] = [];
     for (const r of s.each.iterate(o.userId, baseNames) as IterableIterator<[string, Buffer]>) {
-      const c = openChunk(o, ATTRS, r[0], r[1]);
+      const c = openBytes(o, r[0], r[1]);
       if (!c) return null;
       base[Number(r[0])] = c;
     }
     // Every bucket's entries in id order, a delta entry replacing the base's, into arrays sized
     // for the most there can be.
     let max = 0;
-    for (let b = 0; b < BUCKETS; b++) max += (base[b]?.u.length ?? 0) + (delta[b]?.u.length ?? 0);
-    const chunks: AttrChunk[] = [];
+    for (let b = 0; b < BUCKETS; b++) max += (base[b]?.n ?? 0) + (over[b]?.n ?? 0);
+    const chunks: AttrBytes[] = [];
     const slot = new Uint16Array(max);
     const at = new Int32Array(max);
     const stamps = new Float64Array(max);
-    const ids = new Array<string>(max);
     let n = 0;
-    let total = 0;
     for (let b = 0; b < BUCKETS; b++) {
       const c = base[b];
-      const d = delta[b];
+      const d = over[b];
       if (!c) {
-        // A delta (or middle chunk) without its base: the base was lost.
-        if (d) return null;
+        // A delta (or middle chunk) without its base: the base was lost, or deltas of nothing.
+        if (d || delta[b] || mid[b]) return null;
         continue;
       }
       const cs = chunks.push(c) - 1;
-      const bi = idsOf(c);
       const cu = c.u;
       let i = 0;
-      if (d && d.u.length) {
+      if (d) {
         const ds = chunks.push(d) - 1;
-        const di = idsOf(d);
         const du = d.u;
-        let e = 0;
-        while (e < di.length) {
-          if (i < bi.length && bi[i]! < di[e]!) {
-            ids[n] = bi[i]!;
+        for (let e = 0; e < d.n; ) {
+          const cmp = i < c.n ? c.compareId(i, d, e) : 1;
+          if (cmp < 0) {
             stamps[n] = cu[i]!;
             slot[n] = cs;
             at[n++] = i++;
           } else {
-            if (i < bi.length && bi[i] === di[e]) i++;
-            ids[n] = di[e]!;
+            if (cmp === 0) i++;
             stamps[n] = du[e]!;
             slot[n] = ds;
             at[n++] = e++;
           }
         }
       }
-      for (; i < bi.length; i++) {
-        ids[n] = bi[i]!;
+      for (; i < c.n; i++) {
         stamps[n] = cu[i]!;
         slot[n] = cs;
         at[n++] = i;
       }
     }
+    let total = 0;
     for (let k = 0; k < n; k++) total += stamps[k]! % 4294967296;
     if (n !== count || total !== sum) return null;
-    ids.length = n;
-    const located: Located<AttrChunk> = { chunks, slot: slot.subarray(0, n), at: at.subarray(0, n) };
-    const chunkOf = (k: number) => chunks[located.slot[k]!]!;
+    const sl = slot.subarray(0, n);
+    const pos = at.subarray(0, n);
     return {
       n,
-      ids,
+      idAt: (k) => chunks[sl[k]!]!.idAt(pos[k]!),
       stamps: stamps.subarray(0, n),
-      trashedAt: (k) => chunkOf(k).x[located.at[k]!] ?? null,
+      trashedAt: (k) => chunks[sl[k]!]!.x[pos[k]!] ?? null,
       parentId: (k) => {
-        const c = chunkOf(k);
-        const j = c.q[located.at[k]!]!;
+        const c = chunks[sl[k]!]!;
+        const j = c.q[pos[k]!]!;
         return j < 0 ? null : c.P[j]!;
       },
-      attrs: new AttrView(located),
+      attrs: new ByteAttrView(chunks, sl, pos),
     };
   };
   const got = read();
@@ -179,9 +259,9 @@ export function accountIndex(db: Database.Database, o: IndexOwner): AccountIndex
  * the caller must drop what it was shown and use `scanTexts` with the rows (which rebuilds the
  * stale buckets). Search at 50,000 to-dos: docs/performance.md.
  */
-export function scanAccountTexts(db: Database.Database, o: IndexOwner, visit: (id: string, title: string, body: string) => void): boolean {
+export function scanAccountTexts(db: Database.Database, o: IndexOwner, visit: (id: string, title: string, body: string) => void, totals: [count: number, sum: number] = todoTotals(db, o.userId)): boolean {
   const s = stmts(db);
-  const [count, sum] = s.totals.get(o.userId) as [number, number];
+  const [count, sum] = totals;
   const over: (TextChunk | null)[] = new Array(BUCKETS).fill(null);
   const mids: (TextChunk | null)[] = new Array(BUCKETS).fill(null);
   const names = JSON.stringify(Array.from({ length: BUCKETS }, (_, b) => [deltaId(TEXT, b), midId(TEXT, b)]).flat());

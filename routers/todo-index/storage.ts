@@ -91,7 +91,7 @@ export function stmts(db: Database.Database): Stmts {
 
 export function openChunk<C extends AnyChunk, T>(o: IndexOwner, layer: Layer<C, T>, id: string, blob: Buffer): C | null {
   try {
-    const c = JSON.parse(open(o.dek, aad(o.userId, id), blob).toString('utf8')) as C;
+    const c = layer.fromBytes(open(o.dek, aad(o.userId, id), blob));
     return c && c.v === FORMAT && typeof c.i === 'string' && Array.isArray(c.u) && countIds(c.i) === c.u.length && layer.valid(c) ? c : null;
   } catch {
     // A chunk that does not open under this key (or is not ours) is rebuilt from the rows.
@@ -107,8 +107,8 @@ function countIds(joined: string): number {
   return n;
 }
 
-export function writeChunk(db: Database.Database, o: IndexOwner, id: string, c: AnyChunk): void {
-  stmts(db).put.run(o.userId, id, seal(o.dek, aad(o.userId, id), Buffer.from(JSON.stringify(c), 'utf8')));
+export function writeChunk<C extends AnyChunk, T>(db: Database.Database, o: IndexOwner, layer: Layer<C, T>, id: string, c: C): void {
+  stmts(db).put.run(o.userId, id, seal(o.dek, aad(o.userId, id), layer.toBytes(c)));
 }
 
 /** A chunk's entries by id (for writes: decode, change, encode). */
@@ -142,7 +142,7 @@ export function rebuildChunk<C extends AnyChunk, T>(db: Database.Database, o: In
     entries.set(r.id, { u: r.updatedAt, x: layer.make(content, r) });
   }
   const c = encodeEntries(layer, entries);
-  writeChunk(db, o, chunkId(layer, bucket), c);
+  writeChunk(db, o, layer, chunkId(layer, bucket), c);
   s.drop.run(o.userId, deltaId(layer, bucket));
   s.drop.run(o.userId, midId(layer, bucket));
   return c;

@@ -36,7 +36,8 @@ export type StampedRow = { id: string; updatedAt: number };
 export type PlacedRow = StampedRow & { trashedAt: number | null; parentId: string | null };
 export type Placed = { trashedAt: number | null; parentId: string | null };
 
-// Chunk format (FORMAT): columnar JSON, one array or string per attribute, entries sorted by id,
+// Chunk format (FORMAT): columnar, one array or string per attribute, entries sorted by id (stored
+// as JSON for text chunks, binary for attribute chunks: attr-bytes.ts, Layer.toBytes),
 // so a reader walks a chunk column-wise without building an object per entry, and matches a
 // chunk's entries to the rows (read in id order) by position. A chunk of another version, or one
 // that does not open, is rebuilt from the rows (so a format change rebuilds every chunk).
@@ -69,4 +70,7 @@ export type Layer<C extends AnyChunk, T> = {
   /** A payload with a row's new placement (restamps: heading delete and convert, tag delete). */
   replace: (x: T, row: Placed) => T;
   valid: (c: AnyChunk) => boolean;
+  /** The chunk's stored plaintext (sealed by storage.ts), and back: throws on any other form (then the chunk is rebuilt). */
+  toBytes: (c: C) => Buffer;
+  fromBytes: (plain: Buffer) => C;
 };

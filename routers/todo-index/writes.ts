@@ -39,7 +39,7 @@ function putEntry<C extends AnyChunk, T>(layer: Layer<C, T>, c: C, id: string, u
 function saveDelta<C extends AnyChunk, T>(db: Database.Database, o: IndexOwner, layer: Layer<C, T>, bucket: number, d: C): void {
   const s = stmts(db);
   if (d.u.length <= DELTA_MAX) {
-    if (d.u.length) writeChunk(db, o, deltaId(layer, bucket), d);
+    if (d.u.length) writeChunk(db, o, layer, deltaId(layer, bucket), d);
     else s.drop.run(o.userId, deltaId(layer, bucket));
     return;
   }
@@ -53,14 +53,14 @@ function saveDelta<C extends AnyChunk, T>(db: Database.Database, o: IndexOwner, 
     fold = merged(layer, m, d) ?? mergedByEntries(layer, m, d);
   }
   if (fold.u.length <= TIER.midMax && (midRow || ((s.size.get(o.userId, chunkId(layer, bucket)) as number | undefined) ?? 0) >= TIER.fromBytes)) {
-    writeChunk(db, o, mid, fold);
+    writeChunk(db, o, layer, mid, fold);
     s.drop.run(o.userId, deltaId(layer, bucket));
     return;
   }
   const base = baseFor(db, o, layer, bucket);
   // A rebuilt base holds the rows as they are now (this write included) and dropped the others.
   if (base.rebuilt) return;
-  writeChunk(db, o, chunkId(layer, bucket), merged(layer, base.c, fold) ?? mergedByEntries(layer, base.c, fold));
+  writeChunk(db, o, layer, chunkId(layer, bucket), merged(layer, base.c, fold) ?? mergedByEntries(layer, base.c, fold));
   s.drop.run(o.userId, deltaId(layer, bucket));
   if (midRow) s.drop.run(o.userId, mid);
 }
@@ -107,7 +107,7 @@ export function unindexTodos(db: Database.Database, o: IndexOwner, todoIds: read
         let changed = false;
         for (const todoId of list) changed = entries.delete(todoId) || changed;
         if (!changed) continue;
-        if (entries.size || id === chunkId(layer, bucket)) writeChunk(db, o, id, encodeEntries(layer, entries));
+        if (entries.size || id === chunkId(layer, bucket)) writeChunk(db, o, layer, id, encodeEntries(layer, entries));
         else s.drop.run(o.userId, id);
       }
     });

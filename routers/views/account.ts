@@ -11,7 +11,7 @@ import { decodeTupleCursor, encodeTupleCursor } from '../../db/tuple-page.js';
 import { LIMITS } from '../../core/config.js';
 import type { Deps } from '../deps.js';
 import type { Principal } from '../auth/credentials.js';
-import { accountIndex, type AttrView, type IndexedTodo } from '../todo-index/index.js';
+import { accountIndex, todoTotals, type AttrReader, type IndexedTodo } from '../todo-index/index.js';
 import { assertAccountSize } from '../account-size.js';
 import { openContainer, toContainer, type ContainerRow } from '../containers/model.js';
 import type { ContainerOut } from '../containers/schema.js';
@@ -44,7 +44,7 @@ export type Account = {
   /** How many to-dos the account holds; rows are addressed by position 0..n-1. */
   n: number;
   /** The indexed attributes of row k, column-wise (no object per to-do). */
-  attrs: AttrView;
+  attrs: AttrReader;
   /** Row k's id and container. */
   idAt: (k: number) => string;
   parentAt: (k: number) => string | null;
@@ -94,10 +94,12 @@ function queries(deps: Deps): Queries {
 }
 
 export function loadAccount(deps: Deps, p: Principal): Account {
-  assertAccountSize(deps, p.userId);
+  // The to-do totals serve both the size check and the index's freshness check (one scan).
+  const totals = todoTotals(deps.db.$client, p.userId);
+  assertAccountSize(deps, p.userId, totals[0]);
   const q = queries(deps);
-  const ix = accountIndex(deps.db.$client, p);
-  const { n, ids, stamps, attrs } = ix;
+  const ix = accountIndex(deps.db.$client, p, totals);
+  const { n, idAt, stamps, attrs } = ix;
 
   const crows = deps.db.select().from(containers).where(eq(containers.userId, p.userId)).all();
   const byId = new Map(crows.map((r) => [r.id, r]));
@@ -130,16 +132,16 @@ export function loadAccount(deps: Deps, p: Principal): Account {
     if (ks.length > n / 16) {
       const byId = new Map<string, Rest>();
       for (const r of q.restAll.all(p.userId) as Rest[]) byId.set(r[0], r);
-      restAt = (k) => byId.get(ids[k]!);
+      restAt = (k) => byId.get(idAt(k));
     } else {
       const byId = new Map<string, Rest>();
-      for (const r of q.restOf.all(p.userId, JSON.stringify(ks.map((k) => ids[k]!))) as Rest[]) byId.set(r[0], r);
-      restAt = (k) => byId.get(ids[k]!);
+      for (const r of q.restOf.all(p.userId, JSON.stringify(ks.map(idAt))) as Rest[]) byId.set(r[0], r);
+      restAt = (k) => byId.get(idAt(k));
     }
     for (const k of ks) {
       const x = restAt(k);
       // A row deleted since the index was read is left out.
-      if (x) out.push({ id: ids[k]!, parentId: ix.parentId(k), headingId: x[1], headingKey: x[2], sortKey: x[3], trashedAt: ix.trashedAt(k), updatedAt: stamps[k]!, a: attrs.attrs(k) });
+      if (x) out.push({ id: idAt(k), parentId: ix.parentId(k), headingId: x[1], headingKey: x[2], sortKey: x[3], trashedAt: ix.trashedAt(k), updatedAt: stamps[k]!, a: attrs.attrs(k) });
     }
     return out;
   };
@@ -148,7 +150,7 @@ export function loadAccount(deps: Deps, p: Principal): Account {
   return {
     n,
     attrs,
-    idAt: (k) => ids[k]!,
+    idAt,
     parentAt: (k) => ix.parentId(k),
     has: (k) => attrs.has(k),
     isLive: (k) => {
@@ -164,7 +166,7 @@ export function loadAccount(deps: Deps, p: Principal): Account {
     },
     items,
     itemWith: (k, headingId, headingKey, sortKey) => {
-      return { id: ids[k]!, parentId: ix.parentId(k), headingId, headingKey, sortKey, trashedAt: ix.trashedAt(k), updatedAt: stamps[k]!, a: attrs.attrs(k) };
+      return { id: idAt(k), parentId: ix.parentId(k), headingId, headingKey, sortKey, trashedAt: ix.trashedAt(k), updatedAt: stamps[k]!, a: attrs.attrs(k) };
     },
     positions: (pred) => {
       const ks: number[] = [];

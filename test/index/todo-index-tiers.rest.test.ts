@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { userClient } from '../helpers/user-client.js';
-import { bucketOf, DELTA_MAX, FORMAT, INDEX_TABLE, TIER } from '../../routers/todo-index/index.js';
+import { bucketOf, chunkFromPlain, DELTA_MAX, FORMAT, INDEX_TABLE, TIER } from '../../routers/todo-index/index.js';
 import { open, rowAad } from '../../core/crypto/seal.js';
 import { authenticate } from '../../routers/auth/credentials.js';
 
@@ -48,7 +48,7 @@ function logical(userId: string, dek: Buffer): Record<string, Record<string, Any
   const out: Record<string, Record<string, Any>> = {};
   const rows = rowsOf(userId).sort((a, b) => tier(a.id) - tier(b.id));
   for (const r of rows) {
-    const c = JSON.parse(open(dek, rowAad(userId, INDEX_TABLE, r.id), r.sealed).toString());
+    const c = chunkFromPlain(r.id, open(dek, rowAad(userId, INDEX_TABLE, r.id), r.sealed)) as Any;
     expect(c.v).toBe(FORMAT);
     const ids: string[] = c.i === '' ? [] : c.i.split('\n');
     expect(new Set(ids).size).toBe(ids.length);

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { userClient } from '../helpers/user-client.js';
 import { call } from '../helpers/http.js';
-import { BUCKETS, bucketOf, DELTA_MAX, FORMAT, INDEX_TABLE } from '../../routers/todo-index/index.js';
+import { ATTR_BYTES_VERSION, attrsToBytes, BUCKETS, bucketOf, chunkFromPlain, DELTA_MAX, FORMAT, INDEX_TABLE } from '../../routers/todo-index/index.js';
 import { randomUUID } from 'node:crypto';
 import { seal } from '../../core/crypto/seal.js';
 import { open, rowAad } from '../../core/crypto/seal.js';
@@ -53,7 +53,7 @@ function logical(userId: string, dek: Buffer): Record<string, Record<string, Any
   // Bases first, then deltas over them.
   rows.sort((a, b) => Number(a.id.includes('+')) - Number(b.id.includes('+')));
   for (const r of rows) {
-    const c = JSON.parse(open(dek, rowAad(userId, INDEX_TABLE, r.id), r.sealed).toString());
+    const c = chunkFromPlain(r.id, open(dek, rowAad(userId, INDEX_TABLE, r.id), r.sealed)) as Any;
     expect(c.v).toBe(FORMAT);
     const key = r.id.replace('+', '');
     const ids: string[] = c.i === '' ? [] : c.i.split('\n');
@@ -101,7 +101,7 @@ describe('the sealed to-do index', () => {
     const mine = chunks(u.userId).filter((r) => r.id.replace('+', '') === String(bucketOf(c.id)));
     expect(mine.length).toBeGreaterThan(0);
     for (const r of mine) {
-      const plain = JSON.parse(open(dek, rowAad(u.userId, INDEX_TABLE, r.id), r.sealed).toString());
+      const plain = chunkFromPlain(r.id, open(dek, rowAad(u.userId, INDEX_TABLE, r.id), r.sealed)) as Any;
       expect(plain.v).toBe(FORMAT);
       expect(plain.i).not.toContain(c.id);
     }
@@ -215,7 +215,7 @@ describe('the sealed to-do index', () => {
     // The chunk of the new row was rebuilt (it now holds the id); the others were left alone.
     const bucket = String(bucketOf(newId));
     const after = chunks(u.userId);
-    expect(JSON.parse(open(dek, rowAad(u.userId, INDEX_TABLE, bucket), after.find((r) => r.id === bucket)!.sealed).toString()).i.split('\n')).toContain(newId);
+    expect((chunkFromPlain(bucket, open(dek, rowAad(u.userId, INDEX_TABLE, bucket), after.find((r) => r.id === bucket)!.sealed)) as Any).i.split('\n')).toContain(newId);
     const unchanged = after.filter((r) => r.id !== bucket && chunksBefore.find((b) => b.id === r.id)?.sealed.equals(r.sealed));
     expect(unchanged.length).toBeGreaterThan(0);
     // Removed: a row deleted directly.
@@ -299,9 +299,16 @@ describe('the sealed to-do index', () => {
     const all = [...chunks(u.userId), ...chunks(u.userId, 'text')];
     // Every chunk rewritten as an older format (sealed correctly under its own AAD, so only the
     // version tells it apart), and one as a current-version chunk with a missing column.
-    const old = (id: string, body: unknown) => seal(dek, rowAad(u.userId, INDEX_TABLE, id), Buffer.from(JSON.stringify(body)));
+    // Text chunks are JSON; attribute chunks are binary with a version byte (attr-bytes.ts): an
+    // older version of those is the current shape with the version byte one lower.
+    const old = (id: string, body: Any) => {
+      if (id.startsWith('t') || body.s === undefined) return seal(dek, rowAad(u.userId, INDEX_TABLE, id), Buffer.from(JSON.stringify(body)));
+      const bytes = attrsToBytes({ ...body, v: FORMAT });
+      bytes[0] = ATTR_BYTES_VERSION - 1;
+      return seal(dek, rowAad(u.userId, INDEX_TABLE, id), bytes);
+    };
     for (const c of all) {
-      const plain = JSON.parse(open(dek, rowAad(u.userId, INDEX_TABLE, c.id), c.sealed).toString());
+      const plain = chunkFromPlain(c.id, open(dek, rowAad(u.userId, INDEX_TABLE, c.id), c.sealed)) as Any;
       expect(plain.v).toBe(FORMAT);
       // The current shape with wrong contents (every to-do open, due today, titled 'v1'): the
       // answers would change if the version were not checked.
@@ -316,7 +323,7 @@ describe('the sealed to-do index', () => {
     sqlite.prepare(`UPDATE ${INDEX_TABLE} SET sealed = ? WHERE user_id = ? AND id = ?`).run(old(broken.id, plain0), u.userId, broken.id);
     expect(await snapshot()).toEqual(before);
     for (const c of [...chunks(u.userId), ...chunks(u.userId, 'text')]) {
-      expect(JSON.parse(open(dek, rowAad(u.userId, INDEX_TABLE, c.id), c.sealed).toString()).v).toBe(FORMAT);
+      expect((chunkFromPlain(c.id, open(dek, rowAad(u.userId, INDEX_TABLE, c.id), c.sealed)) as Any).v).toBe(FORMAT);
     }
     expect(made).toHaveLength(30);
   });
@@ -364,7 +371,7 @@ describe('the sealed to-do index', () => {
     for (const id of same.slice(0, DELTA_MAX)) await u.req('POST', '/v1/todos', { id, title: `same ${id}` });
     // DELTA_MAX entries: all in the deltas, next to the base that the bucket's first write built
     // from the rows (so a missing base always means a lost one): it holds that first to-do.
-    const deltaOf = (id: string) => JSON.parse(open(dek, rowAad(u.userId, INDEX_TABLE, id), sealedOf(id)!).toString());
+    const deltaOf = (id: string) => chunkFromPlain(id, open(dek, rowAad(u.userId, INDEX_TABLE, id), sealedOf(id)!)) as Any;
     expect(deltaOf('+7').u).toHaveLength(DELTA_MAX);
     expect(deltaOf('t+7').u).toHaveLength(DELTA_MAX);
     expect(deltaOf('7').u).toHaveLength(1);
@@ -436,7 +443,7 @@ describe('the sealed to-do index', () => {
     };
     const plain = (id: string) => {
       const row = chunks(u.userId, id.startsWith('t') ? 'text' : 'attrs').find((r) => r.id === id);
-      return row ? JSON.parse(open(dek, rowAad(u.userId, INDEX_TABLE, id), row.sealed).toString()) : undefined;
+      return row ? chunkFromPlain(id, open(dek, rowAad(u.userId, INDEX_TABLE, id), row.sealed)) as Any : undefined;
     };
     /** The index equals the one rebuilt from the rows, and every base holds its ids strictly in order. */
     const equalsRebuilt = async () => {
@@ -484,7 +491,7 @@ describe('the sealed to-do index', () => {
       const r = id.startsWith('t')
         ? { ...c, i: c.i.split('\n').reverse().join('\n'), u: [...c.u].reverse(), t: [...c.t].reverse(), b: [...c.b].reverse() }
         : { ...c, i: c.i.split('\n').reverse().join('\n'), u: [...c.u].reverse(), s: flip(c.s), f: flip(c.f), p: flip(c.p), c: [...c.c].reverse(), q: [...c.q].reverse(), w: rev(c.w), d: rev(c.d), r: rev(c.r), x: rev(c.x) };
-      sqlite.prepare(`UPDATE ${INDEX_TABLE} SET sealed = ? WHERE user_id = ? AND id = ?`).run(seal(dek, rowAad(u.userId, INDEX_TABLE, id), Buffer.from(JSON.stringify(r))), u.userId, id);
+      sqlite.prepare(`UPDATE ${INDEX_TABLE} SET sealed = ? WHERE user_id = ? AND id = ?`).run(seal(dek, rowAad(u.userId, INDEX_TABLE, id), id.startsWith('t') ? Buffer.from(JSON.stringify(r)) : attrsToBytes(r)), u.userId, id);
     }
     expect(Object.keys(logical(u.userId, dek)[String(B)]!)).toHaveLength(next);
     await u.req('PATCH', `/v1/todos/${ids[0]}`, { title: 'Fold again', deadline: null });
@@ -566,7 +573,7 @@ describe('the sealed to-do index', () => {
     expect((await u.req('GET', '/v1/views/logbook')).days).toEqual([]);
     const dek = await dekOf(u.session);
     for (const c of chunks(u.userId)) {
-      const plain = JSON.parse(open(dek, rowAad(u.userId, INDEX_TABLE, c.id), c.sealed).toString());
+      const plain = chunkFromPlain(c.id, open(dek, rowAad(u.userId, INDEX_TABLE, c.id), c.sealed)) as Any;
       expect(plain.i).not.toContain(t.id);
     }
   });
