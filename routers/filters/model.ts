@@ -16,6 +16,7 @@ import { openJson, rowAad, sealJson } from '../../core/crypto/seal.js';
 import { tagNameIndex } from '../../core/crypto/blind-index.js';
 import { recordEvent } from '../events.js';
 import { todayOf } from '../todos/model.js';
+import { withAccountArena } from '../todo-index/index.js';
 import { loadAccount, pageInAppOrder, presentPicked } from '../views/account.js';
 import { CriteriaError, evaluate, parseCriteria, tagNamesIn, type Criteria } from './criteria.js';
 import type { FilterOut } from './schema.js';
@@ -121,48 +122,50 @@ export function deleteFilter(deps: Deps, p: Principal, id: string): void {
  * case-insensitive and an unknown tag matches nothing.
  */
 export function filterTodos(deps: Deps, p: Principal, input: { id: string; limit?: number | undefined; cursor?: string | undefined; today?: string | undefined }) {
-  const filter = getRow(deps, p.userId, input.id);
-  const criteria = parseCriteria(openJson<Sealed>(p.dek, aad(p.userId, filter.id), filter.sealed).criteria);
-  const today = input.today ?? todayOf(deps);
-  const acc = loadAccount(deps, p);
+  return withAccountArena((arena) => {
+    const filter = getRow(deps, p.userId, input.id);
+    const criteria = parseCriteria(openJson<Sealed>(p.dek, aad(p.userId, filter.id), filter.sealed).criteria);
+    const today = input.today ?? todayOf(deps);
+    const acc = loadAccount(deps, p, arena);
 
-  // Tag name → tag id (blind index), then the to-dos carrying each referenced tag.
-  const tagQ = prepared(deps.db, 'filters.tagByIndex', (db) =>
-    db.select({ id: tags.id }).from(tags).where(and(eq(tags.userId, sql.placeholder('userId')), eq(tags.nameIndex, sql.placeholder('idx')))).prepare(),
-  );
-  const carriersQ = prepared(deps.db, 'filters.carriers', (db) =>
-    db.select({ todoId: todoTags.todoId }).from(todoTags).where(and(eq(todoTags.userId, sql.placeholder('userId')), eq(todoTags.tagId, sql.placeholder('tagId')))).prepare(),
-  );
-  const carriers = new Map<string, Set<string>>();
-  for (const name of tagNamesIn(criteria)) {
-    const tag = tagQ.get({ userId: p.userId, idx: tagNameIndex(p.dek, name) });
-    carriers.set(name, new Set(tag ? carriersQ.all({ userId: p.userId, tagId: tag.id }).map((r) => r.todoId) : []));
-  }
+    // Tag name → tag id (blind index), then the to-dos carrying each referenced tag.
+    const tagQ = prepared(deps.db, 'filters.tagByIndex', (db) =>
+      db.select({ id: tags.id }).from(tags).where(and(eq(tags.userId, sql.placeholder('userId')), eq(tags.nameIndex, sql.placeholder('idx')))).prepare(),
+    );
+    const carriersQ = prepared(deps.db, 'filters.carriers', (db) =>
+      db.select({ todoId: todoTags.todoId }).from(todoTags).where(and(eq(todoTags.userId, sql.placeholder('userId')), eq(todoTags.tagId, sql.placeholder('tagId')))).prepare(),
+    );
+    const carriers = new Map<string, Set<string>>();
+    for (const name of tagNamesIn(criteria)) {
+      const tag = tagQ.get({ userId: p.userId, idx: tagNameIndex(p.dek, name) });
+      carriers.set(name, new Set(tag ? carriersQ.all({ userId: p.userId, tagId: tag.id }).map((r) => r.todoId) : []));
+    }
 
-  // One subject read lazily from the index columns at row k (no object per to-do).
-  let k = 0;
-  const v = acc.attrs;
-  const subject = {
-    hasTag: (name: string) => carriers.get(name)!.has(acc.idAt(k)),
-    get whenDate() {
-      return v.whenDate(k);
-    },
-    get deadline() {
-      return v.deadline(k);
-    },
-    get someday() {
-      return (v.flags(k) & 2) !== 0;
-    },
-    get priority() {
-      return v.priority(k);
-    },
-  };
-  const picked = acc.positions((row) => {
-    if (v.status(row) !== 0 || !acc.isLive(row)) return false;
-    k = row;
-    return evaluate(criteria, subject, today);
+    // One subject read lazily from the index columns at row k (no object per to-do).
+    let k = 0;
+    const v = acc.attrs;
+    const subject = {
+      hasTag: (name: string) => carriers.get(name)!.has(acc.idAt(k)),
+      get whenDate() {
+        return v.whenDate(k);
+      },
+      get deadline() {
+        return v.deadline(k);
+      },
+      get someday() {
+        return (v.flags(k) & 2) !== 0;
+      },
+      get priority() {
+        return v.priority(k);
+      },
+    };
+    const picked = acc.positions((row) => {
+      if (v.status(row) !== 0 || !acc.isLive(row)) return false;
+      k = row;
+      return evaluate(criteria, subject, today);
+    });
+    const { page, next_cursor } = pageInAppOrder(deps, acc, picked, input, `${p.userId}:filters.${filter.id}.todos`);
+    const shown = presentPicked(deps, p, page.map((i) => i.id));
+    return { data: page.map((i) => shown.get(i.id)!), next_cursor };
   });
-  const { page, next_cursor } = pageInAppOrder(deps, acc, picked, input, `${p.userId}:filters.${filter.id}.todos`);
-  const shown = presentPicked(deps, p, page.map((i) => i.id));
-  return { data: page.map((i) => shown.get(i.id)!), next_cursor };
 }

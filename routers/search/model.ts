@@ -114,10 +114,9 @@ export function search(deps: Deps, p: Principal, input: { q: string; types?: str
     // then only the hits' placement is read, to leave out trashed ones and those in a trashed or
     // archived container. When the chunks are not fresh, the rows are read after all.
     const found: { id: string; rank: 0 | 1 }[] = [];
-    const fresh = scanAccountTexts(sqlite, p, (id, title, body) => {
-      const rank = rankOf(terms, title, body);
-      if (rank !== null) found.push({ id, rank });
-    }, totals);
+    // The chunks match at most 31 terms in place; a longer query (up to 256 characters) takes
+    // the row path below.
+    const fresh = terms.length <= 31 && scanAccountTexts(sqlite, p, terms, (id, rank) => found.push({ id, rank }), totals);
     if (fresh) {
       if (withTrashed) for (const f of found) hits.push({ type: 'todo', id: f.id, rank: f.rank });
       else {

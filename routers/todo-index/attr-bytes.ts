@@ -18,11 +18,11 @@
 //       position, few; the chunk's distinct containers)
 // The sections of 8-byte numbers start at multiples of 8 of the plaintext (Node allocates Buffers
 // at 8-byte boundaries); a buffer that is not aligned is copied once.
+import { IdColumn } from './id-column.js';
 import { FORMAT, type AttrChunk, type Rec } from './types.js';
 
 export const ATTR_BYTES_VERSION = 4;
 const HEAD = 16;
-const ID_WIDTH = 36;
 
 type Tail = Pick<AttrChunk, 'w' | 'd' | 'r' | 'x' | 'P'>;
 
@@ -69,9 +69,7 @@ export class AttrBytes {
   readonly r: Record<string, Rec>;
   readonly x: Record<string, number>;
   readonly P: string[];
-  /** The ids' bytes, and where id k starts (null: every id is 36 bytes, id k at 37k). */
-  readonly idb: Uint8Array;
-  private readonly starts: Int32Array | null;
+  readonly ids: IdColumn;
 
   constructor(plain: Buffer) {
     if (plain.length < HEAD || plain[0] !== ATTR_BYTES_VERSION) throw new Error('not an attribute chunk of format 4');
@@ -90,7 +88,6 @@ export class AttrBytes {
     this.s = new Uint8Array(ab, o + HEAD + 20 * n, n);
     this.f = new Uint8Array(ab, o + HEAD + 21 * n, n);
     this.p = new Uint8Array(ab, o + HEAD + 22 * n, n);
-    this.idb = new Uint8Array(ab, o + at, idBytes);
     const tail = JSON.parse(buf.toString('utf8', at + idBytes, buf.length)) as Tail;
     const obj = (v: unknown) => typeof v === 'object' && v !== null && !Array.isArray(v);
     if (!obj(tail.w) || !obj(tail.d) || !obj(tail.r) || !obj(tail.x) || !Array.isArray(tail.P)) throw new Error('attribute chunk: bad tail');
@@ -99,53 +96,17 @@ export class AttrBytes {
     this.r = tail.r;
     this.x = tail.x;
     this.P = tail.P;
-    this.starts = fixedWidth(this.idb, n) ? null : idStarts(this.idb, n);
+    this.ids = new IdColumn(new Uint8Array(ab, o + at, idBytes), n);
     for (let k = 0; k < n; k++) {
       const j = this.q[k]!;
       if (j < -1 || j >= this.P.length || this.s[k]! > 2 || this.f[k]! > 3 || this.p[k]! > 3) throw new Error('attribute chunk: bad entry');
     }
   }
 
-  private start(k: number): number {
-    return this.starts ? this.starts[k]! : 37 * k;
-  }
-  private end(k: number): number {
-    return this.starts ? (k + 1 < this.n ? this.starts[k + 1]! - 1 : this.idb.length) : 37 * k + ID_WIDTH;
-  }
-  /** Id k as a string (only for the entries a reader keeps). */
-  idAt(k: number): string {
-    return Buffer.from(this.idb.buffer, this.idb.byteOffset + this.start(k), this.end(k) - this.start(k)).toString('utf8');
-  }
-  /** Compares id k with id e of `other` (byte order: ids are ASCII, so string order too). */
-  compareId(k: number, other: AttrBytes, e: number): number {
-    const a = this.idb;
-    const b = other.idb;
-    let i = this.start(k);
-    const ie = this.end(k);
-    let j = other.start(e);
-    const je = other.end(e);
-    for (; i < ie && j < je; i++, j++) if (a[i] !== b[j]) return a[i]! - b[j]!;
-    return ie - i - (je - j);
-  }
   completedAt(k: number): number | null {
     const v = this.c[k]!;
     return Number.isNaN(v) ? null : v;
   }
-}
-
-/** Whether n ids occupy the region as 36 bytes each, joined by '\n'. */
-function fixedWidth(idb: Uint8Array, n: number): boolean {
-  if (idb.length !== (n === 0 ? 0 : 37 * n - 1)) return false;
-  for (let k = 1; k < n; k++) if (idb[37 * k - 1] !== 10) return false;
-  return true;
-}
-
-function idStarts(idb: Uint8Array, n: number): Int32Array {
-  const starts = new Int32Array(n);
-  let k = 1;
-  for (let i = 0; i < idb.length && k < n; i++) if (idb[i] === 10) starts[k++] = i + 1;
-  if (k !== n && n > 0) throw new Error('attribute chunk: id count');
-  return starts;
 }
 
 /** The object form of a stored attribute chunk (for writes and the per-row readers). */
@@ -161,7 +122,7 @@ export function attrsFromBytes(plain: Buffer): AttrChunk {
   for (let k = 0; k < n; k++) c[k] = b.completedAt(k);
   return {
     v: FORMAT,
-    i: Buffer.from(b.idb.buffer, b.idb.byteOffset, b.idb.length).toString('utf8'),
+    i: b.ids.joined(),
     u: Array.from(b.u),
     s: digits(b.s),
     f: digits(b.f),

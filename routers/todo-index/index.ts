@@ -17,8 +17,8 @@
 // as rare per write as the account grows (storage.ts TIER; docs/performance.md "Index upkeep at
 // 50,000 to-dos"). Readers open base, middle chunk and delta together (a delta entry overrides
 // the middle chunk's, either the base's). Data written before has no middle chunks and reads as it
-// did. Attribute chunks are stored binary since issue 29 (attr-bytes.ts: the views read them in
-// place); text chunks are JSON.
+// did. Chunks are stored binary since issue 29 (attr-bytes.ts, text-bytes.ts: the views and
+// search read them in place).
 //
 // Two layers of chunks, each BUCKETS chunks: the attribute chunks (ids '0'..'63') hold each
 // to-do's sealed status, dates, flags, priority, completion time and recurrence; the search-text
@@ -44,6 +44,7 @@
 export { BUCKETS, FORMAT, INDEX_TABLE, type IndexOwner, type IndexedTodo, type PlacedRow, type StampedRow, type TodoContent, type TodoText } from './types.js';
 export { DELTA_MAX, TIER, bucketOf } from './storage.js';
 export { indexTodo, restampTodos, unindexTodo, unindexTodos } from './writes.js';
-export { AttrView, accountIndex, todoTotals, type AttrReader, attrView, indexedAttrs, scanAccountTexts, scanTexts, type AccountIndex } from './reads.js';
+export { Arena, AttrView, accountIndex, todoTotals, withAccountArena, type AttrReader, attrView, indexedAttrs, scanAccountTexts, scanTexts, type AccountIndex } from './reads.js';
 export { ATTR_BYTES_VERSION, attrsToBytes } from './attr-bytes.js';
+export { TEXT_BYTES_VERSION, textToBytes } from './text-bytes.js';
 export { chunkFromPlain } from './layers.js';

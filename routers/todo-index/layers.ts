@@ -3,6 +3,7 @@
 // (TEXT: case-folded title and body), each with its column-wise encoding, gathering and splicing.
 import { attrsFromBytes, attrsToBytes } from './attr-bytes.js';
 import { fold } from './fold.js';
+import { textFromBytes, textToBytes } from './text-bytes.js';
 import type { AnyChunk, AttrChunk, IndexedTodo, Layer, Placed, Priority, Rec, Status, TextChunk, TodoText } from './types.js';
 
 export const STATUSES: Status[] = ['open', 'completed', 'canceled'];
@@ -137,8 +138,8 @@ export const TEXT: Layer<TextChunk, TodoText> = {
     const t = c as TextChunk;
     return Array.isArray(t.t) && t.t.length === t.u.length && Array.isArray(t.b) && t.b.length === t.u.length;
   },
-  toBytes: (c) => Buffer.from(JSON.stringify(c), 'utf8'),
-  fromBytes: (plain) => JSON.parse(plain.toString('utf8')) as TextChunk,
+  toBytes: textToBytes,
+  fromBytes: textFromBytes,
 };
 
 /** The index of a container in a chunk's `P` (added when new; -1 for none). */
@@ -196,7 +197,7 @@ export function eachLayer(fn: (layer: AnyLayer) => void): void {
   fn(TEXT as unknown as AnyLayer);
 }
 
-/** A chunk's object form from its plaintext, by its id (attribute chunks are binary, text chunks JSON; tests, tools). */
+/** A chunk's object form from its plaintext, by its id (tests, tools). */
 export function chunkFromPlain(id: string, plain: Buffer): AnyChunk {
   return id.startsWith(TEXT.prefix) ? TEXT.fromBytes(plain) : ATTRS.fromBytes(plain);
 }

@@ -2,8 +2,9 @@
 // (accountIndex), the attributes of given rows (attrView, indexedAttrs), and the search text
 // bucket by bucket (scanTexts).
 import type Database from 'better-sqlite3';
-import { open, rowAad } from '../../core/crypto/seal.js';
+import { openInto, plainLength, rowAad } from '../../core/crypto/seal.js';
 import { AttrBytes, attrsToBytes } from './attr-bytes.js';
+import { TextBytes, textToBytes } from './text-bytes.js';
 import { ATTRS, PRIORITIES, STATUSES, TEXT, attrsAt } from './layers.js';
 import { locate, type Located, type LocateOpts } from './locate.js';
 import { overlay } from './merge.js';
@@ -46,6 +47,64 @@ export class AttrView implements AttrReader {
   /** Row k's attributes as one object (for the few rows a view picks). */
   attrs(k: number): IndexedTodo {
     return attrsAt(this.c(k), this.l.at[k]!);
+  }
+}
+
+/**
+ * Plaintext buffers for whole-account reads (`openInto`), reused read after read instead of one
+ * allocation per chunk: the dead plaintexts of a whole-account read are external memory that the
+ * GC frees late, and they drove the views' and search's peak RSS at 50,000 to-dos (issue 29). A
+ * read takes the pooled arena for its duration (`withAccountArena`, synchronous: one read at a
+ * time, a nested one gets its own) and zeroes every byte it used when it ends, so nothing
+ * decrypted outlives the read. At most ARENA_KEEP bytes stay allocated between reads.
+ */
+export class Arena {
+  private blocks: Buffer[] = [];
+  private block = 0;
+  private used = 0;
+  /** n bytes at an 8-byte boundary (the chunks' typed arrays need it). */
+  take(n: number): Buffer {
+    for (;;) {
+      const b = this.blocks[this.block];
+      if (!b) {
+        this.blocks.push(Buffer.allocUnsafeSlow(Math.max(n, ARENA_BLOCK)));
+        continue;
+      }
+      const at = (this.used + 7) & ~7;
+      if (at + n <= b.length) {
+        this.used = at + n;
+        return b.subarray(at, at + n);
+      }
+      this.block++;
+      this.used = 0;
+    }
+  }
+  /** Zeroes what was taken and makes it free again (dropping blocks past ARENA_KEEP). */
+  zero(): void {
+    let kept = 0;
+    this.blocks = this.blocks.filter((b, i) => {
+      if (i <= this.block) b.fill(0, 0, i < this.block ? b.length : this.used);
+      kept += b.length;
+      return kept <= ARENA_KEEP;
+    });
+    this.block = 0;
+    this.used = 0;
+  }
+}
+const ARENA_BLOCK = 1 << 20;
+const ARENA_KEEP = 8 << 20;
+let pooled: Arena | null = new Arena();
+
+/** Runs a whole-account read with the pooled arena (or a fresh one when nested), zeroed after. */
+export function withAccountArena<T>(fn: (arena: Arena) => T): T {
+  const mine = pooled;
+  const arena = mine ?? new Arena();
+  pooled = null;
+  try {
+    return fn(arena);
+  } finally {
+    arena.zero();
+    if (mine) pooled = mine;
   }
 }
 
@@ -142,15 +201,19 @@ export function todoTotals(db: Database.Database, userId: string): [count: numbe
   return stmts(db).totals.get(userId) as [number, number];
 }
 
-function openBytes(o: IndexOwner, id: string, blob: Buffer): AttrBytes | null {
+function openBytes(o: IndexOwner, id: string, blob: Buffer, arena: Arena): AttrBytes | null {
   try {
-    return new AttrBytes(open(o.dek, rowAad(o.userId, INDEX_TABLE, id), blob));
+    return new AttrBytes(openInto(o.dek, rowAad(o.userId, INDEX_TABLE, id), blob, arena.take(plainLength(blob))));
   } catch {
     return null;
   }
 }
 
-export function accountIndex(db: Database.Database, o: IndexOwner, totals: [count: number, sum: number] = todoTotals(db, o.userId)): AccountIndex {
+/**
+ * `arena`: where the chunks' plaintexts go; the caller runs the read and everything it does with
+ * the result inside `withAccountArena` (the result reads the arena in place).
+ */
+export function accountIndex(db: Database.Database, o: IndexOwner, arena: Arena, totals: [count: number, sum: number] = todoTotals(db, o.userId)): AccountIndex {
   const s = stmts(db);
   const baseNames = JSON.stringify(Array.from({ length: BUCKETS }, (_, b) => chunkId(ATTRS, b)));
   // The deltas and the middle chunks (small, and middle chunks only on grown buckets) at once.
@@ -174,7 +237,7 @@ export function accountIndex(db: Database.Database, o: IndexOwner, totals: [coun
     }
     const base: (AttrBytes | undefined)[] = [];
     for (const r of s.each.iterate(o.userId, baseNames) as IterableIterator<[string, Buffer]>) {
-      const c = openBytes(o, r[0], r[1]);
+      const c = openBytes(o, r[0], r[1], arena);
       if (!c) return null;
       base[Number(r[0])] = c;
     }
@@ -202,7 +265,7 @@ export function accountIndex(db: Database.Database, o: IndexOwner, totals: [coun
         const ds = chunks.push(d) - 1;
         const du = d.u;
         for (let e = 0; e < d.n; ) {
-          const cmp = i < c.n ? c.compareId(i, d, e) : 1;
+          const cmp = i < c.n ? c.ids.compare(i, d.ids, e) : 1;
           if (cmp < 0) {
             stamps[n] = cu[i]!;
             slot[n] = cs;
@@ -228,7 +291,7 @@ export function accountIndex(db: Database.Database, o: IndexOwner, totals: [coun
     const pos = at.subarray(0, n);
     return {
       n,
-      idAt: (k) => chunks[sl[k]!]!.idAt(pos[k]!),
+      idAt: (k) => chunks[sl[k]!]!.ids.at(pos[k]!),
       stamps: stamps.subarray(0, n),
       trashedAt: (k) => chunks[sl[k]!]!.x[pos[k]!] ?? null,
       parentId: (k) => {
@@ -251,58 +314,75 @@ export function accountIndex(db: Database.Database, o: IndexOwner, totals: [coun
 }
 
 /**
- * Every to-do's folded search text as the text chunks hold it, without reading the rows: bucket
- * by bucket (one bucket's text held at a time), `visit(id, title, body)` for each entry, a delta
- * (or middle-chunk) entry replacing the base's. Fresh exactly when the entries' count and stamp
- * sum equal the rows' (the aggregate `accountIndex` checks, 2 ms at 50,000 to-dos, against ~35 ms
- * for reading every row's id and stamp): false otherwise, or when a chunk does not open, and then
- * the caller must drop what it was shown and use `scanTexts` with the rows (which rebuilds the
- * stale buckets). Search at 50,000 to-dos: docs/performance.md.
+ * The to-dos whose folded search text holds every term (`terms`: folded, without whitespace, at
+ * most 31), from the text chunks alone, bucket by bucket (one bucket's text held at a time, read
+ * in place: text-bytes.ts), `found(id, rank)` for each (rank 0: every term in the title; 1: in
+ * title or body), a delta (or middle-chunk) entry replacing the base's. Fresh exactly when the
+ * entries' count and stamp sum equal the rows' (the aggregate `accountIndex` checks, 2 ms at
+ * 50,000 to-dos, against ~35 ms for reading every row's id and stamp): false otherwise, or when a
+ * chunk does not open, and then the caller must drop what it was shown and use `scanTexts` with
+ * the rows (which rebuilds the stale buckets). Search at 50,000 to-dos: docs/performance.md.
  */
-export function scanAccountTexts(db: Database.Database, o: IndexOwner, visit: (id: string, title: string, body: string) => void, totals: [count: number, sum: number] = todoTotals(db, o.userId)): boolean {
+export function scanAccountTexts(db: Database.Database, o: IndexOwner, terms: readonly string[], found: (id: string, rank: 0 | 1) => void, totals: [count: number, sum: number] = todoTotals(db, o.userId)): boolean {
   const s = stmts(db);
   const [count, sum] = totals;
-  const over: (TextChunk | null)[] = new Array(BUCKETS).fill(null);
+  const delta: (TextChunk | null)[] = new Array(BUCKETS).fill(null);
   const mids: (TextChunk | null)[] = new Array(BUCKETS).fill(null);
   const names = JSON.stringify(Array.from({ length: BUCKETS }, (_, b) => [deltaId(TEXT, b), midId(TEXT, b)]).flat());
   const at = TEXT.prefix.length;
   for (const r of s.some.all(o.userId, names) as [string, Buffer][]) {
     const c = openChunk(o, TEXT, r[0], r[1]);
     if (!c) return false;
-    (r[0][at] === '~' ? mids : over)[Number(r[0].slice(at + 1))] = c;
+    (r[0][at] === '~' ? mids : delta)[Number(r[0].slice(at + 1))] = c;
   }
-  for (let b = 0; b < BUCKETS; b++) if (mids[b]) over[b] = overlay(TEXT, mids[b]!, over[b] ?? null);
+  // A bucket's middle chunk and delta as one overriding chunk, in the stored form (small).
+  const over: (TextBytes | null)[] = new Array(BUCKETS).fill(null);
+  for (let b = 0; b < BUCKETS; b++) {
+    const c = mids[b] ? overlay(TEXT, mids[b]!, delta[b] ?? null) : delta[b];
+    if (c && c.u.length) over[b] = new TextBytes(textToBytes(c));
+  }
+  const tb = terms.map((t) => Buffer.from(t, 'utf8'));
   const seen = new Uint8Array(BUCKETS);
   let n = 0;
   let total = 0;
   const baseNames = JSON.stringify(Array.from({ length: BUCKETS }, (_, b) => chunkId(TEXT, b)));
-  for (const r of s.each.iterate(o.userId, baseNames) as IterableIterator<[string, Buffer]>) {
-    const b = Number(r[0].slice(at));
-    const c = openChunk(o, TEXT, r[0], r[1]);
-    if (!c) return false;
-    seen[b] = 1;
-    const d = over[b];
-    const bi = idsOf(c);
-    const di = d ? idsOf(d) : [];
-    let i = 0;
-    let e = 0;
-    while (i < bi.length || e < di.length) {
-      if (e >= di.length || (i < bi.length && bi[i]! < di[e]!)) {
-        total += c.u[i]! % 4294967296;
-        visit(bi[i]!, c.t[i]!, c.b[i]!);
-        i++;
-      } else {
-        if (i < bi.length && bi[i] === di[e]) i++;
-        total += d!.u[e]! % 4294967296;
-        visit(di[e]!, d!.t[e]!, d!.b[e]!);
-        e++;
+  // Every base is opened into the arena, taken again bucket by bucket and zeroed before returning.
+  return withAccountArena((arena) => {
+    for (const r of s.each.iterate(o.userId, baseNames) as IterableIterator<[string, Buffer]>) {
+      const b = Number(r[0].slice(at));
+      let c: TextBytes;
+      try {
+        arena.zero();
+        c = new TextBytes(openInto(o.dek, rowAad(o.userId, INDEX_TABLE, r[0]), r[1], arena.take(plainLength(r[1]))));
+      } catch {
+        return false;
       }
-      n++;
+      seen[b] = 1;
+      const d = over[b];
+      const cr = c.ranks(tb);
+      const dr = d ? d.ranks(tb) : null;
+      let i = 0;
+      let e = 0;
+      const dn = d ? d.n : 0;
+      while (i < c.n || e < dn) {
+        const cmp = e >= dn ? -1 : i >= c.n ? 1 : c.ids.compare(i, d!.ids, e);
+        if (cmp < 0) {
+          total += c.u[i]! % 4294967296;
+          if (cr[i]! >= 0) found(c.ids.at(i), cr[i] as 0 | 1);
+          i++;
+        } else {
+          if (cmp === 0) i++;
+          total += d!.u[e]! % 4294967296;
+          if (dr![e]! >= 0) found(d!.ids.at(e), dr![e] as 0 | 1);
+          e++;
+        }
+        n++;
+      }
     }
-  }
-  // A delta or middle chunk without its base: the base was lost.
-  for (let b = 0; b < BUCKETS; b++) if (!seen[b] && over[b]) return false;
-  return n === count && total === sum;
+    // A delta or middle chunk without its base: the base was lost.
+    for (let b = 0; b < BUCKETS; b++) if (!seen[b] && (delta[b] || mids[b])) return false;
+    return n === count && total === sum;
+  });
 }
 
 /** The indexed attributes of the rows `ids[k]` (stamps `stamps[k]`), best given in id order. */

@@ -11,7 +11,7 @@ import { decodeTupleCursor, encodeTupleCursor } from '../../db/tuple-page.js';
 import { LIMITS } from '../../core/config.js';
 import type { Deps } from '../deps.js';
 import type { Principal } from '../auth/credentials.js';
-import { accountIndex, todoTotals, type AttrReader, type IndexedTodo } from '../todo-index/index.js';
+import { accountIndex, todoTotals, type Arena, type AttrReader, type IndexedTodo } from '../todo-index/index.js';
 import { assertAccountSize } from '../account-size.js';
 import { openContainer, toContainer, type ContainerRow } from '../containers/model.js';
 import type { ContainerOut } from '../containers/schema.js';
@@ -93,12 +93,13 @@ function queries(deps: Deps): Queries {
   return q;
 }
 
-export function loadAccount(deps: Deps, p: Principal): Account {
+/** `arena`: the read's plaintext buffers (routers/todo-index/reads.ts `withAccountArena`): use the Account only inside it. */
+export function loadAccount(deps: Deps, p: Principal, arena: Arena): Account {
   // The to-do totals serve both the size check and the index's freshness check (one scan).
   const totals = todoTotals(deps.db.$client, p.userId);
   assertAccountSize(deps, p.userId, totals[0]);
   const q = queries(deps);
-  const ix = accountIndex(deps.db.$client, p, totals);
+  const ix = accountIndex(deps.db.$client, p, arena, totals);
   const { n, idAt, stamps, attrs } = ix;
 
   const crows = deps.db.select().from(containers).where(eq(containers.userId, p.userId)).all();

@@ -9,6 +9,7 @@ import { decodeTupleCursor, encodeTupleCursor } from '../../db/tuple-page.js';
 import { todayOf } from '../todos/model.js';
 import type { TodoOut } from '../todos/schema.js';
 import type { ContainerOut } from '../containers/schema.js';
+import { withAccountArena } from '../todo-index/index.js';
 import { loadAccount, pageInAppOrder, presentPicked, smallest, type Account, type Item } from './account.js';
 
 /** How far upcoming projects a recurring to-do's further occurrences (DECISIONS §6). */
@@ -47,16 +48,18 @@ const upcomingAt = (acc: Account, k: number, today: string) => upcomingDayOf(acc
 const upcomingDay = (i: Item, today: string) => upcomingDayOf(i.a.whenDate, i.a.deadline, i.a.someday, today);
 
 export function todayView(deps: Deps, p: Principal, query: { today?: string | undefined }) {
-  const today = query.today ?? todayOf(deps);
-  const acc = loadAccount(deps, p);
-  const picked = acc.inAppOrder(acc.pick((k) => openLive(acc, k) && inToday(acc, k, today)));
-  const shown = presentPicked(deps, p, picked.map((i) => i.id));
-  const out = (i: Item) => ({ ...shown.get(i.id)!, overdue: i.a.deadline !== null && i.a.deadline < today });
-  return {
-    date: today,
-    todos: picked.filter((i) => !i.a.evening).map(out),
-    evening: picked.filter((i) => i.a.evening).map(out),
-  };
+  return withAccountArena((arena) => {
+    const today = query.today ?? todayOf(deps);
+    const acc = loadAccount(deps, p, arena);
+    const picked = acc.inAppOrder(acc.pick((k) => openLive(acc, k) && inToday(acc, k, today)));
+    const shown = presentPicked(deps, p, picked.map((i) => i.id));
+    const out = (i: Item) => ({ ...shown.get(i.id)!, overdue: i.a.deadline !== null && i.a.deadline < today });
+    return {
+      date: today,
+      todos: picked.filter((i) => !i.a.evening).map(out),
+      evening: picked.filter((i) => i.a.evening).map(out),
+    };
+  });
 }
 
 /**
@@ -85,29 +88,31 @@ function projections(i: Item, today: string): string[] {
 }
 
 export function upcomingView(deps: Deps, p: Principal, query: { today?: string | undefined }) {
-  const today = query.today ?? todayOf(deps);
-  const acc = loadAccount(deps, p);
-  const byDay = new Map<string, { item: Item; projected: boolean }[]>();
-  const add = (day: string, item: Item, projected: boolean) => {
-    const list = byDay.get(day);
-    if (list) list.push({ item, projected });
-    else byDay.set(day, [{ item, projected }]);
-  };
-  for (const i of acc.inAppOrder(acc.pick((k) => openLive(acc, k) && (acc.attrs.recurring(k) || upcomingAt(acc, k, today) !== null)))) {
-    const day = upcomingDay(i, today);
-    if (day) add(day, i, false);
-    for (const d of projections(i, today)) if (d !== day) add(d, i, true);
-  }
-  const days = [...byDay.keys()].sort();
-  const shown = presentPicked(deps, p, [...new Set([...byDay.values()].flat().map((e) => e.item.id))]);
-  return {
-    days: days.map((date) => ({
-      date,
-      // Items keep app order inside a day (they were added in app order).
-      // Issue 28 item 15: every entry says the day it occurs on (docs/api.md "Views").
-      todos: byDay.get(date)!.map((e) => ({ ...shown.get(e.item.id)!, projected: e.projected, occursOn: date })),
-    })),
-  };
+  return withAccountArena((arena) => {
+    const today = query.today ?? todayOf(deps);
+    const acc = loadAccount(deps, p, arena);
+    const byDay = new Map<string, { item: Item; projected: boolean }[]>();
+    const add = (day: string, item: Item, projected: boolean) => {
+      const list = byDay.get(day);
+      if (list) list.push({ item, projected });
+      else byDay.set(day, [{ item, projected }]);
+    };
+    for (const i of acc.inAppOrder(acc.pick((k) => openLive(acc, k) && (acc.attrs.recurring(k) || upcomingAt(acc, k, today) !== null)))) {
+      const day = upcomingDay(i, today);
+      if (day) add(day, i, false);
+      for (const d of projections(i, today)) if (d !== day) add(d, i, true);
+    }
+    const days = [...byDay.keys()].sort();
+    const shown = presentPicked(deps, p, [...new Set([...byDay.values()].flat().map((e) => e.item.id))]);
+    return {
+      days: days.map((date) => ({
+        date,
+        // Items keep app order inside a day (they were added in app order).
+        // Issue 28 item 15: every entry says the day it occurs on (docs/api.md "Views").
+        todos: byDay.get(date)!.map((e) => ({ ...shown.get(e.item.id)!, projected: e.projected, occursOn: date })),
+      })),
+    };
+  });
 }
 
 type Paged = { limit?: number | undefined; cursor?: string | undefined };
@@ -129,83 +134,91 @@ function groupedPage(deps: Deps, p: Principal, acc: Account, picked: number[], q
 }
 
 export function anytimeView(deps: Deps, p: Principal, query: Paged & { today?: string | undefined }) {
-  const today = query.today ?? todayOf(deps);
-  const acc = loadAccount(deps, p);
-  return groupedPage(deps, p, acc, acc.positions((k) => openLive(acc, k) && inAnytime(acc, k, today)), query, 'anytime');
+  return withAccountArena((arena) => {
+    const today = query.today ?? todayOf(deps);
+    const acc = loadAccount(deps, p, arena);
+    return groupedPage(deps, p, acc, acc.positions((k) => openLive(acc, k) && inAnytime(acc, k, today)), query, 'anytime');
+  });
 }
 
 export function somedayView(deps: Deps, p: Principal, query: Paged & { today?: string | undefined }) {
-  const acc = loadAccount(deps, p);
-  return groupedPage(deps, p, acc, acc.positions((k) => openLive(acc, k) && (acc.attrs.flags(k) & SOMEDAY) !== 0), query, 'someday');
+  return withAccountArena((arena) => {
+    const acc = loadAccount(deps, p, arena);
+    return groupedPage(deps, p, acc, acc.positions((k) => openLive(acc, k) && (acc.attrs.flags(k) & SOMEDAY) !== 0), query, 'someday');
+  });
 }
 
 const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 /** Logbook: completed and canceled, newest completion first, grouped by UTC day, from/to inclusive, paged. */
 export function logbookView(deps: Deps, p: Principal, query: Paged & { today?: string | undefined; from?: string | undefined; to?: string | undefined }) {
-  const limit = query.limit ?? LIMITS.page.defaultLimit;
-  const scope = `${p.userId}:views.logbook`;
-  const acc = loadAccount(deps, p);
-  // Row positions of the logged to-dos (no object per to-do), then only the page is sorted.
-  const fromMs = query.from ? Date.parse(`${query.from}T00:00:00Z`) : -Infinity;
-  const toMs = query.to ? Date.parse(`${query.to}T00:00:00Z`) + 86_400_000 : Infinity;
-  let at = Infinity;
-  let afterId = '';
-  if (query.cursor) {
-    const pos = decodeTupleCursor(deps.keys.cursor, scope, query.cursor, 1);
-    at = Number(pos.k[0]);
-    afterId = pos.i;
-  }
-  const done: number[] = [];
-  const doneAt = new Float64Array(acc.n);
-  for (let k = 0; k < acc.n; k++) {
-    if (!acc.has(k) || acc.attrs.status(k) === 0) continue;
-    const c = acc.attrs.completedAt(k);
-    if (c === null || c < fromMs || c >= toMs || !acc.isLoggable(k)) continue;
-    // After the cursor: older, or as old with a greater id.
-    if (c > at || (c === at && acc.idAt(k) <= afterId)) continue;
-    doneAt[k] = c;
-    done.push(k);
-  }
-  // Newest first; ties by id.
-  const cmp = (x: number, y: number) => doneAt[y]! - doneAt[x]! || (acc.idAt(x) < acc.idAt(y) ? -1 : acc.idAt(x) > acc.idAt(y) ? 1 : 0);
-  const page = acc.items(smallest(done, limit, cmp));
-  const more = done.length > limit;
-  const shown = presentPicked(deps, p, page.map((i) => i.id));
-  const days: { date: string; todos: TodoOut[] }[] = [];
-  for (const i of page) {
-    const date = dayOf(i.a.completedAt!);
-    if (days.at(-1)?.date !== date) days.push({ date, todos: [] });
-    days.at(-1)!.todos.push(shown.get(i.id)!);
-  }
-  const last = page.at(-1);
-  return { days, next_cursor: more && last ? encodeTupleCursor(deps.keys.cursor, scope, { k: [String(last.a.completedAt)], i: last.id }) : null };
+  return withAccountArena((arena) => {
+    const limit = query.limit ?? LIMITS.page.defaultLimit;
+    const scope = `${p.userId}:views.logbook`;
+    const acc = loadAccount(deps, p, arena);
+    // Row positions of the logged to-dos (no object per to-do), then only the page is sorted.
+    const fromMs = query.from ? Date.parse(`${query.from}T00:00:00Z`) : -Infinity;
+    const toMs = query.to ? Date.parse(`${query.to}T00:00:00Z`) + 86_400_000 : Infinity;
+    let at = Infinity;
+    let afterId = '';
+    if (query.cursor) {
+      const pos = decodeTupleCursor(deps.keys.cursor, scope, query.cursor, 1);
+      at = Number(pos.k[0]);
+      afterId = pos.i;
+    }
+    const done: number[] = [];
+    const doneAt = new Float64Array(acc.n);
+    for (let k = 0; k < acc.n; k++) {
+      if (!acc.has(k) || acc.attrs.status(k) === 0) continue;
+      const c = acc.attrs.completedAt(k);
+      if (c === null || c < fromMs || c >= toMs || !acc.isLoggable(k)) continue;
+      // After the cursor: older, or as old with a greater id.
+      if (c > at || (c === at && acc.idAt(k) <= afterId)) continue;
+      doneAt[k] = c;
+      done.push(k);
+    }
+    // Newest first; ties by id.
+    const cmp = (x: number, y: number) => doneAt[y]! - doneAt[x]! || (acc.idAt(x) < acc.idAt(y) ? -1 : acc.idAt(x) > acc.idAt(y) ? 1 : 0);
+    const page = acc.items(smallest(done, limit, cmp));
+    const more = done.length > limit;
+    const shown = presentPicked(deps, p, page.map((i) => i.id));
+    const days: { date: string; todos: TodoOut[] }[] = [];
+    for (const i of page) {
+      const date = dayOf(i.a.completedAt!);
+      if (days.at(-1)?.date !== date) days.push({ date, todos: [] });
+      days.at(-1)!.todos.push(shown.get(i.id)!);
+    }
+    const last = page.at(-1);
+    return { days, next_cursor: more && last ? encodeTupleCursor(deps.keys.cursor, scope, { k: [String(last.a.completedAt)], i: last.id }) : null };
+  });
 }
 
 /** Counts per view and open counts per live container (no to-do row is opened). */
 export function overviewView(deps: Deps, p: Principal, query: { today?: string | undefined }) {
-  const today = query.today ?? todayOf(deps);
-  const acc = loadAccount(deps, p);
-  const counts = { today: 0, upcoming: 0, anytime: 0, someday: 0, logbook: 0 };
-  const perContainer = new Map<string, number>();
-  for (let k = 0; k < acc.n; k++) {
-    if (!acc.has(k)) continue;
-    if (acc.attrs.status(k) !== 0) {
-      if (acc.attrs.completedAt(k) !== null && acc.isLoggable(k)) counts.logbook++;
-      continue;
+  return withAccountArena((arena) => {
+    const today = query.today ?? todayOf(deps);
+    const acc = loadAccount(deps, p, arena);
+    const counts = { today: 0, upcoming: 0, anytime: 0, someday: 0, logbook: 0 };
+    const perContainer = new Map<string, number>();
+    for (let k = 0; k < acc.n; k++) {
+      if (!acc.has(k)) continue;
+      if (acc.attrs.status(k) !== 0) {
+        if (acc.attrs.completedAt(k) !== null && acc.isLoggable(k)) counts.logbook++;
+        continue;
+      }
+      if (!acc.isLive(k)) continue;
+      if (inToday(acc, k, today)) counts.today++;
+      if (upcomingAt(acc, k, today)) counts.upcoming++;
+      if (inAnytime(acc, k, today)) counts.anytime++;
+      if ((acc.attrs.flags(k) & SOMEDAY) !== 0) counts.someday++;
+      const parent = acc.parentAt(k);
+      if (parent) perContainer.set(parent, (perContainer.get(parent) ?? 0) + 1);
     }
-    if (!acc.isLive(k)) continue;
-    if (inToday(acc, k, today)) counts.today++;
-    if (upcomingAt(acc, k, today)) counts.upcoming++;
-    if (inAnytime(acc, k, today)) counts.anytime++;
-    if ((acc.attrs.flags(k) & SOMEDAY) !== 0) counts.someday++;
-    const parent = acc.parentAt(k);
-    if (parent) perContainer.set(parent, (perContainer.get(parent) ?? 0) + 1);
-  }
-  const live = [...acc.containers.values()].filter((c) => !c.trashedBelow && !c.archivedBelow).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  return {
-    date: today,
-    counts,
-    containers: live.map((c) => ({ id: c.row.id, kind: c.row.kind, parentId: c.row.parentId, openCount: perContainer.get(c.row.id) ?? 0 })),
-  };
+    const live = [...acc.containers.values()].filter((c) => !c.trashedBelow && !c.archivedBelow).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    return {
+      date: today,
+      counts,
+      containers: live.map((c) => ({ id: c.row.id, kind: c.row.kind, parentId: c.row.parentId, openCount: perContainer.get(c.row.id) ?? 0 })),
+    };
+  });
 }

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { userClient } from '../helpers/user-client.js';
 import { call } from '../helpers/http.js';
-import { ATTR_BYTES_VERSION, attrsToBytes, BUCKETS, bucketOf, chunkFromPlain, DELTA_MAX, FORMAT, INDEX_TABLE } from '../../routers/todo-index/index.js';
+import { ATTR_BYTES_VERSION, attrsToBytes, TEXT_BYTES_VERSION, textToBytes, BUCKETS, bucketOf, chunkFromPlain, DELTA_MAX, FORMAT, INDEX_TABLE } from '../../routers/todo-index/index.js';
 import { randomUUID } from 'node:crypto';
 import { seal } from '../../core/crypto/seal.js';
 import { open, rowAad } from '../../core/crypto/seal.js';
@@ -299,12 +299,13 @@ describe('the sealed to-do index', () => {
     const all = [...chunks(u.userId), ...chunks(u.userId, 'text')];
     // Every chunk rewritten as an older format (sealed correctly under its own AAD, so only the
     // version tells it apart), and one as a current-version chunk with a missing column.
-    // Text chunks are JSON; attribute chunks are binary with a version byte (attr-bytes.ts): an
-    // older version of those is the current shape with the version byte one lower.
+    // Chunks are stored binary with a version byte (attr-bytes.ts, text-bytes.ts): an older
+    // version is the current shape with the version byte one lower. (The malformed one is JSON, as
+    // every chunk was before format 4.)
     const old = (id: string, body: Any) => {
-      if (id.startsWith('t') || body.s === undefined) return seal(dek, rowAad(u.userId, INDEX_TABLE, id), Buffer.from(JSON.stringify(body)));
-      const bytes = attrsToBytes({ ...body, v: FORMAT });
-      bytes[0] = ATTR_BYTES_VERSION - 1;
+      if (body.u.length === 0) return seal(dek, rowAad(u.userId, INDEX_TABLE, id), Buffer.from(JSON.stringify(body)));
+      const bytes = id.startsWith('t') ? textToBytes({ ...body, v: FORMAT }) : attrsToBytes({ ...body, v: FORMAT });
+      bytes[0] = (id.startsWith('t') ? TEXT_BYTES_VERSION : ATTR_BYTES_VERSION) - 1;
       return seal(dek, rowAad(u.userId, INDEX_TABLE, id), bytes);
     };
     for (const c of all) {
@@ -491,7 +492,7 @@ describe('the sealed to-do index', () => {
       const r = id.startsWith('t')
         ? { ...c, i: c.i.split('\n').reverse().join('\n'), u: [...c.u].reverse(), t: [...c.t].reverse(), b: [...c.b].reverse() }
         : { ...c, i: c.i.split('\n').reverse().join('\n'), u: [...c.u].reverse(), s: flip(c.s), f: flip(c.f), p: flip(c.p), c: [...c.c].reverse(), q: [...c.q].reverse(), w: rev(c.w), d: rev(c.d), r: rev(c.r), x: rev(c.x) };
-      sqlite.prepare(`UPDATE ${INDEX_TABLE} SET sealed = ? WHERE user_id = ? AND id = ?`).run(seal(dek, rowAad(u.userId, INDEX_TABLE, id), id.startsWith('t') ? Buffer.from(JSON.stringify(r)) : attrsToBytes(r)), u.userId, id);
+      sqlite.prepare(`UPDATE ${INDEX_TABLE} SET sealed = ? WHERE user_id = ? AND id = ?`).run(seal(dek, rowAad(u.userId, INDEX_TABLE, id), id.startsWith('t') ? textToBytes(r) : attrsToBytes(r)), u.userId, id);
     }
     expect(Object.keys(logical(u.userId, dek)[String(B)]!)).toHaveLength(next);
     await u.req('PATCH', `/v1/todos/${ids[0]}`, { title: 'Fold again', deadline: null });
