@@ -258,7 +258,7 @@ describe('micro table', () => {
 describe('Cairn as npm start runs it', () => {
   it('takes the Node flags from the start script, which names dist/server/main.js', async () => {
     const { startScriptFlags } = await import('../../scripts/bench/procs.js');
-    expect(startScriptFlags()).toEqual(['--max-semi-space-size=8', '--heap-growing-percent=30']);
+    expect(startScriptFlags()).toEqual(['--max-semi-space-size=4', '--heap-growing-percent=30']);
   });
 });
 
