@@ -30,7 +30,8 @@ export type RunRecord = {
   settings: { durability?: 'full' | 'relaxed'; connections: number; warmupS: number; durationS: number; sizes: number[]; crudTodos: number; logLevel: string; only?: string };
   seed: { todos: number; seconds: number; notes: string[]; available: Record<string, boolean>; dbBytes: number | null };
   startMs: number[];
-  rss: { idle: number | null; after: number | null; peak: number | null; largest: number };
+  /** `doors`/`app`: the peak of each phase alone (VmHWM reset before it), when it ran. */
+  rss: { idle: number | null; after: number | null; peak: number | null; largest: number; doors?: number | null; app?: number | null };
   scenarios: ScenarioOutcome[];
   micro: MicroResult | null;
   /** The CalDAV and MCP door scenarios (scripts/bench/doors.ts), when any ran. */
@@ -191,6 +192,8 @@ export function renderReport(rec: RunRecord): string {
         ['RSS at healthy (idle)', fmtMB(rec.rss.idle)],
         ['RSS after the run', fmtMB(rec.rss.after)],
         ['peak RSS (VmHWM) over the run', fmtMB(rec.rss.peak)],
+        ...(rec.rss.doors != null ? [['peak RSS during the CalDAV and MCP scenarios', fmtMB(rec.rss.doors)]] : []),
+        ...(rec.rss.app != null ? [['peak RSS during the web app scenarios (Chromium)', fmtMB(rec.rss.app)]] : []),
       ],
     ),
     '',

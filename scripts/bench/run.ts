@@ -309,6 +309,9 @@ async function main(): Promise<void> {
   const run = (list: Scenario[], on: Record<Target, string>, suffix = '', track: typeof peak | null = null) => runScenarios(o, list, on, accountsB, accountsC, seed, ctx, outcomes, suffix, track);
   await run(scenarios, urls, '', peak);
   let doors: DoorsRecord | undefined;
+  // Each phase's own peak (VmHWM reset before it): the doors (MCP's scenario does not reset it
+  // per scenario) and the web app.
+  const phases: { doors?: number | null; app?: number | null } = {};
   if (doorSeed) {
     resetPeakBefore(peak); // fold the peak so far; the door scenarios reset it per scenario
     doors = await runDoors(doorIds, { url: c.url, pid: c.child.proc.pid }, doorSeed, {
@@ -321,11 +324,14 @@ async function main(): Promise<void> {
       log,
     });
     for (const d of doors.outcomes) peak.max = Math.max(peak.max, d.peakRssCairn ?? 0);
+    phases.doors = Math.max(rssOf(peak.pid)?.peak ?? 0, ...doors.outcomes.map((d) => d.peakRssCairn ?? 0)) || null;
   }
   let app: AppRecord | undefined;
   if (appSeed) {
+    resetPeakBefore(peak);
     log('bench: app: the web app in headless Chromium…');
     app = await runApp(appIds, c.url, appSeed, { samples: o.quick ? 3 : 5, log });
+    phases.app = rssOf(peak.pid)?.peak ?? null;
   }
   const after = rssOf(c.child.proc.pid);
   if (after) after.peak = Math.max(after.peak, peak.max);
@@ -379,7 +385,7 @@ async function main(): Promise<void> {
     settings: { durability: o.durability, connections: o.connections, warmupS: o.warmupS, durationS: o.durationS, sizes: o.sizes, crudTodos: o.crudTodos, logLevel: o.logLevel, ...(o.onlySource ? { only: o.onlySource } : {}) },
     seed: { todos: seed.todosSeeded, seconds: seed.seconds, notes: seed.notes, available: seed.available, dbBytes },
     startMs,
-    rss: { idle: idle?.rss ?? null, after: after?.rss ?? null, peak: after?.peak ?? null, largest: Math.max(...o.sizes) },
+    rss: { idle: idle?.rss ?? null, after: after?.rss ?? null, peak: after?.peak ?? null, largest: Math.max(...o.sizes), ...phases },
     scenarios: outcomes,
     micro,
     ...(doors ? { doors } : {}),
