@@ -60,15 +60,7 @@ export function open(key: Buffer, aad: Buffer, blob: Buffer | Uint8Array): Buffe
   if (version === V2 && len >= OVERHEAD && key.length === 32) {
     // The plaintext goes into one buffer allocated here; nonce and ciphertext are plain
     // Uint8Array views at the blob's own offset (issue 12: no Buffer#subarray per view).
-    const out = Buffer.allocUnsafe(len - OVERHEAD);
-    const ab = blob.buffer;
-    const at = blob.byteOffset;
-    try {
-      decrypt(out, null, new Uint8Array(ab, at + HEADER, len - HEADER), aad, new Uint8Array(ab, at + 1, NONCE), key);
-    } catch {
-      throw new SealError();
-    }
-    return out;
+    return openV2(key, aad, blob, Buffer.allocUnsafe(len - OVERHEAD));
   }
   if (version === V1) {
     const out = openV1(key, aad, blob);
@@ -88,11 +80,15 @@ export function open(key: Buffer, aad: Buffer, blob: Buffer | Uint8Array): Buffe
 export function openInto(key: Buffer, aad: Buffer, blob: Buffer | Uint8Array, into: Buffer): Buffer {
   const len = blob.byteLength;
   if (blob[0] !== V2 || len < OVERHEAD || key.length !== 32 || into.length < len - OVERHEAD) return open(key, aad, blob);
-  const out = into.subarray(0, len - OVERHEAD);
+  return openV2(key, aad, blob, into.subarray(0, len - OVERHEAD));
+}
+
+/** A v2 blob's plaintext into `out` (its exact length). */
+function openV2(key: Buffer, aad: Buffer, blob: Buffer | Uint8Array, out: Buffer): Buffer {
   const ab = blob.buffer;
   const at = blob.byteOffset;
   try {
-    decrypt(out, null, new Uint8Array(ab, at + HEADER, len - HEADER), aad, new Uint8Array(ab, at + 1, NONCE), key);
+    decrypt(out, null, new Uint8Array(ab, at + HEADER, blob.byteLength - HEADER), aad, new Uint8Array(ab, at + 1, NONCE), key);
   } catch {
     throw new SealError();
   }

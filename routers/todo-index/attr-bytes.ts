@@ -18,11 +18,12 @@
 //       position, few; the chunk's distinct containers)
 // The sections of 8-byte numbers start at multiples of 8 of the plaintext (Node allocates Buffers
 // at 8-byte boundaries); a buffer that is not aligned is copied once.
-import { IdColumn } from './id-column.js';
+import { HEAD, IdColumn, newStoredChunk, readStoredChunk } from './id-column.js';
 import { FORMAT, type AttrChunk, type Rec } from './types.js';
 
 export const ATTR_BYTES_VERSION = 4;
-const HEAD = 16;
+/** Header and fixed-size columns. */
+const fixedPart = (n: number) => HEAD + 23 * n;
 
 type Tail = Pick<AttrChunk, 'w' | 'd' | 'r' | 'x' | 'P'>;
 
@@ -31,13 +32,8 @@ export function attrsToBytes(c: AttrChunk): Buffer {
   const n = c.u.length;
   const tail = Buffer.from(JSON.stringify({ w: c.w, d: c.d, r: c.r, x: c.x, P: c.P } satisfies Tail), 'utf8');
   const idBytes = Buffer.byteLength(c.i, 'utf8');
-  const at = HEAD + 23 * n;
-  const out = Buffer.alloc(at + idBytes + tail.length);
-  out[0] = ATTR_BYTES_VERSION;
-  out.writeUInt32LE(n, 4);
-  out.writeUInt32LE(idBytes, 8);
-  out.writeUInt32LE(tail.length, 12);
-  const dv = new DataView(out.buffer, out.byteOffset, out.length);
+  const at = fixedPart(n);
+  const { out, dv } = newStoredChunk(ATTR_BYTES_VERSION, n, at, idBytes, tail.length);
   for (let k = 0; k < n; k++) {
     dv.setFloat64(HEAD + 8 * k, c.u[k]!, true);
     const done = c.c[k];
@@ -72,13 +68,7 @@ export class AttrBytes {
   readonly ids: IdColumn;
 
   constructor(plain: Buffer) {
-    if (plain.length < HEAD || plain[0] !== ATTR_BYTES_VERSION) throw new Error('not an attribute chunk of format 4');
-    const buf = plain.byteOffset % 8 === 0 ? plain : Buffer.from(plain);
-    const n = buf.readUInt32LE(4);
-    const idBytes = buf.readUInt32LE(8);
-    const tailBytes = buf.readUInt32LE(12);
-    const at = HEAD + 23 * n;
-    if (at + idBytes + tailBytes !== buf.length) throw new Error('attribute chunk: wrong length');
+    const { buf, n, idBytes, at } = readStoredChunk(plain, ATTR_BYTES_VERSION, fixedPart);
     const ab = buf.buffer;
     const o = buf.byteOffset;
     this.n = n;

@@ -1,5 +1,38 @@
-// The ids of a stored (binary) chunk (attr-bytes.ts, text-bytes.ts): UTF-8, joined by '\n', in id
-// order, read in place. An id string is made only for an entry a reader keeps.
+// What the stored (binary) chunks share (attr-bytes.ts, text-bytes.ts): their 16-byte header, and
+// their ids: UTF-8, joined by '\n', in id order, read in place (an id string is made only for an
+// entry a reader keeps).
+
+/** The header: u8 version, 3 bytes zero, u32 n, u32 the ids' byte length, u32 the rest's. */
+export const HEAD = 16;
+
+/**
+ * A stored chunk of `fixed` bytes (header and fixed-size columns), then `idBytes` of ids and
+ * `restBytes` more, zero-filled, with its header written.
+ */
+export function newStoredChunk(version: number, n: number, fixed: number, idBytes: number, restBytes: number): { out: Buffer; dv: DataView } {
+  const out = Buffer.alloc(fixed + idBytes + restBytes);
+  out[0] = version;
+  out.writeUInt32LE(n, 4);
+  out.writeUInt32LE(idBytes, 8);
+  out.writeUInt32LE(restBytes, 12);
+  return { out, dv: new DataView(out.buffer, out.byteOffset, out.length) };
+}
+
+/**
+ * A stored chunk's header, checked: the version, and a length of exactly `fixed(n)` + ids + rest.
+ * `buf` is the plaintext, copied once when it does not start at an 8-byte boundary (its typed
+ * arrays need it; Node allocates Buffers at such boundaries).
+ */
+export function readStoredChunk(plain: Buffer, version: number, fixed: (n: number) => number): { buf: Buffer; n: number; idBytes: number; restBytes: number; at: number } {
+  if (plain.length < HEAD || plain[0] !== version) throw new Error(`not a stored chunk of version ${version}`);
+  const buf = plain.byteOffset % 8 === 0 ? plain : Buffer.from(plain);
+  const n = buf.readUInt32LE(4);
+  const idBytes = buf.readUInt32LE(8);
+  const restBytes = buf.readUInt32LE(12);
+  const at = fixed(n);
+  if (at + idBytes + restBytes !== buf.length) throw new Error('stored chunk: wrong length');
+  return { buf, n, idBytes, restBytes, at };
+}
 
 const ID_WIDTH = 36;
 

@@ -14,11 +14,12 @@
 //       the text: title0 '\n' body0 '\n' title1 '\n' …
 // A search term holds no whitespace (routers/todo-index/fold.ts `terms`), so a match never spans
 // two fields, and a match of the term's UTF-8 bytes is a match of the term.
-import { IdColumn } from './id-column.js';
+import { HEAD, IdColumn, newStoredChunk, readStoredChunk } from './id-column.js';
 import { FORMAT, type TextChunk } from './types.js';
 
 export const TEXT_BYTES_VERSION = 4;
-const HEAD = 16;
+/** Header, stamps and field starts. */
+const fixedPart = (n: number) => HEAD + 8 * n + 4 * (2 * n + 1);
 
 /** A text chunk in its stored form. */
 export function textToBytes(c: TextChunk): Buffer {
@@ -27,13 +28,8 @@ export function textToBytes(c: TextChunk): Buffer {
   for (let k = 0; k < n; k++) fields.push(Buffer.from(`${c.t[k]!}\n`, 'utf8'), Buffer.from(`${c.b[k]!}\n`, 'utf8'));
   const text = Buffer.concat(fields);
   const idBytes = Buffer.byteLength(c.i, 'utf8');
-  const at = HEAD + 8 * n + 4 * (2 * n + 1);
-  const out = Buffer.alloc(at + idBytes + text.length);
-  out[0] = TEXT_BYTES_VERSION;
-  out.writeUInt32LE(n, 4);
-  out.writeUInt32LE(idBytes, 8);
-  out.writeUInt32LE(text.length, 12);
-  const dv = new DataView(out.buffer, out.byteOffset, out.length);
+  const at = fixedPart(n);
+  const { out, dv } = newStoredChunk(TEXT_BYTES_VERSION, n, at, idBytes, text.length);
   for (let k = 0; k < n; k++) dv.setFloat64(HEAD + 8 * k, c.u[k]!, true);
   let pos = 0;
   for (let j = 0; j < 2 * n; j++) {
@@ -57,13 +53,7 @@ export class TextBytes {
   private readonly text: number;
 
   constructor(plain: Buffer) {
-    if (plain.length < HEAD || plain[0] !== TEXT_BYTES_VERSION) throw new Error('not a text chunk of format 4');
-    const buf = plain.byteOffset % 8 === 0 ? plain : Buffer.from(plain);
-    const n = buf.readUInt32LE(4);
-    const idBytes = buf.readUInt32LE(8);
-    const textBytes = buf.readUInt32LE(12);
-    const at = HEAD + 8 * n + 4 * (2 * n + 1);
-    if (at + idBytes + textBytes !== buf.length) throw new Error('text chunk: wrong length');
+    const { buf, n, idBytes, restBytes: textBytes, at } = readStoredChunk(plain, TEXT_BYTES_VERSION, fixedPart);
     const ab = buf.buffer;
     const o = buf.byteOffset;
     this.n = n;
