@@ -89,7 +89,8 @@ export class TextBytes {
     const n = this.n;
     const out = new Int8Array(n);
     if (terms.length > 31) throw new Error('ranks: at most 31 terms');
-    const all = (1 << terms.length) - 1;
+    // Bits 0..30 (2 ** 31 - 1 is still a positive 32-bit integer; `1 << 31` would be negative).
+    const all = 2 ** terms.length - 1;
     if (all === 0) return out;
     const masks = new Uint32Array(2 * n);
     const starts = this.starts;

@@ -40,6 +40,19 @@ describe('folding', () => {
 });
 
 describe('GET /v1/search', () => {
+  it('a query of more terms than the text chunks match in place (31) takes the row path and answers the same way', async () => {
+    const u = await user();
+    const words = Array.from({ length: 33 }, (_, i) => `w${i}x`);
+    const all = await u.req('POST', '/v1/todos', { title: words.slice(0, 20).join(' '), notes: words.slice(20).join(' ') });
+    const titleOnly = await u.req('POST', '/v1/todos', { title: words.join(' ') });
+    await u.req('POST', '/v1/todos', { title: words.slice(1).join(' ') });
+    for (const n of [30, 31, 32, 33]) {
+      const hits = await u.find(words.slice(0, n).join(' '));
+      // Every term in the title ranks first; the one with some terms only in its notes next.
+      expect(hits.map((h) => h.id)).toEqual([titleOnly.id, all.id]);
+    }
+  });
+
   it('finds to-dos (title, notes, checklist), notes, containers and headings, case- and accent-insensitively', async () => {
     const u = await user();
     const p = await u.req('POST', '/v1/containers', { kind: 'project', name: 'Café renovation', notes: 'paint the walls' });
