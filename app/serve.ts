@@ -37,7 +37,9 @@ export function rootDir(): string {
  * stylesheet. `sw` is the service worker (app/src/sw.ts) without the list of what it caches: the
  * names carry hashes, so serving prepends `var CAIRN_SHELL = {…};` (appAssets below).
  */
-type Bundle = { files: { name: string; text: string }[]; entry: string; initial: string[]; css: string; sw: string };
+type Bundle = { files: BundleFile[]; entry: string; initial: string[]; css: string; sw: string };
+/** A chunk or the stylesheet; a build on disk carries it compressed both ways too (writeAppBundle). */
+type BundleFile = { name: string; text: string; gzip?: Buffer; br?: Buffer };
 
 /** A built file's name: esbuild's `app.<hash>.js`, `chunk.<hash>.js`, `app.<hash>.css`. */
 const NAME = /^(?:app|chunk)\.[0-9A-Z]{8}\.(?:js|css)$/;
@@ -104,7 +106,14 @@ export function writeAppBundle(root = rootDir()): string {
   for (const old of ['main.js', 'main.css', 'sw.js']) rmSync(path.join(root, 'dist', 'app', old), { force: true });
   mkdirSync(dir, { recursive: true });
   const b = bundleApp(root);
-  for (const f of b.files) writeFileSync(path.join(dir, f.name), f.text);
+  for (const f of b.files) {
+    writeFileSync(path.join(dir, f.name), f.text);
+    // Compressed here, once, not by each server process: brotli's best quality holds ~13 MB
+    // while it works on the bundle's largest chunk (docs/performance.md "Memory").
+    const z = compress(Buffer.from(f.text, 'utf8'));
+    writeFileSync(path.join(dir, `${f.name}.gz`), z.gzip);
+    writeFileSync(path.join(dir, `${f.name}.br`), z.br);
+  }
   writeFileSync(path.join(dir, 'sw.js'), b.sw);
   const index: Index = { entry: b.entry, initial: b.initial, css: b.css, files: b.files.map((f) => f.name) };
   // Last: its presence says the build is whole (scripts/build-if-stale.mjs looks at it too).
@@ -116,9 +125,15 @@ export function writeAppBundle(root = rootDir()): string {
 function readBuilt(dir: string): Bundle | undefined {
   if (!existsSync(path.join(dir, INDEX)) || !existsSync(path.join(dir, 'sw.js'))) return undefined;
   const index = JSON.parse(readFileSync(path.join(dir, INDEX), 'utf8')) as Index;
-  if (!index.files.every((f) => NAME.test(f) && existsSync(path.join(dir, f)))) return undefined;
+  const whole = (f: string) => NAME.test(f) && [f, `${f}.gz`, `${f}.br`].every((n) => existsSync(path.join(dir, n)));
+  if (!index.files.every(whole)) return undefined;
   return {
-    files: index.files.map((name) => ({ name, text: readFileSync(path.join(dir, name), 'utf8') })),
+    files: index.files.map((name) => ({
+      name,
+      text: readFileSync(path.join(dir, name), 'utf8'),
+      gzip: readFileSync(path.join(dir, `${name}.gz`)),
+      br: readFileSync(path.join(dir, `${name}.br`)),
+    })),
     entry: index.entry,
     initial: index.initial,
     css: index.css,
@@ -192,18 +207,23 @@ export const THEME = { light: '#ffffff', dark: '#17191c' } as const;
 /** `gzip`/`br` are absent for a PNG (already deflated): it is always sent as it is. */
 type Asset = { name: string; type: string; raw: Buffer; gzip?: Buffer; br?: Buffer };
 
-/** `name`, or without one `<base>.<sha256 prefix>.<ext>`; text is compressed both ways once. */
-function asset(base: string, ext: string, type: string, content: string | Buffer, name?: string): Asset {
-  const raw = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
-  name ??= `${base}.${createHash('sha256').update(raw).digest('hex').slice(0, 12)}.${ext}`;
-  if (typeof content !== 'string') return { name, type, raw };
+/** Both encodings at their best settings. */
+function compress(raw: Buffer): { gzip: Buffer; br: Buffer } {
   return {
-    name,
-    type,
-    raw,
     gzip: gzipSync(raw, { level: 9 }),
     br: brotliCompressSync(raw, { params: { [zlib.BROTLI_PARAM_QUALITY]: 11, [zlib.BROTLI_PARAM_SIZE_HINT]: raw.length } }),
   };
+}
+
+/**
+ * `name`, or without one `<base>.<sha256 prefix>.<ext>`; text is compressed both ways once, unless
+ * `pre` brings it compressed already (a build's chunks, read from disk).
+ */
+function asset(base: string, ext: string, type: string, content: string | Buffer, name?: string, pre?: { gzip?: Buffer; br?: Buffer }): Asset {
+  const raw = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
+  name ??= `${base}.${createHash('sha256').update(raw).digest('hex').slice(0, 12)}.${ext}`;
+  if (typeof content !== 'string') return { name, type, raw };
+  return { name, type, raw, ...(pre?.gzip && pre.br ? { gzip: pre.gzip, br: pre.br } : compress(raw)) };
 }
 
 const JS = 'application/javascript; charset=utf-8';
@@ -228,11 +248,14 @@ type AppAssets = {
 
 let assets: AppAssets | undefined;
 
-/** The bundle (built or in memory), compressed once per process, under names that carry their hash. */
+/**
+ * The bundle (built or in memory) under names that carry their hash, compressed: a build's chunks
+ * as `npm run build` compressed them, an in-memory bundle's once per process.
+ */
 export function appAssets(): AppAssets {
   if (assets) return assets;
   const b = (import.meta.url.includes('/dist/') ? readBuilt(path.join(rootDir(), 'dist', 'app', 'bundle')) : undefined) ?? bundleApp();
-  const files = new Map(b.files.map((f) => [f.name, asset('', '', f.name.endsWith('.css') ? CSS : JS, f.text, f.name)]));
+  const files = new Map(b.files.map((f) => [f.name, asset('', '', f.name.endsWith('.css') ? CSS : JS, f.text, f.name, f)]));
   const entry = files.get(b.entry)!;
   const initial = b.initial.map((n) => files.get(n)!);
   const css = files.get(b.css) ?? asset('app', 'css', CSS, '');

@@ -6,6 +6,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, statSync, existsSync, symlin
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { connect } from 'node:net';
+import { brotliCompressSync, brotliDecompressSync, gunzipSync, constants as zlib } from 'node:zlib';
 import { freePort } from './helpers/ports.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
@@ -202,12 +203,37 @@ describe('npm start (issue 13 items 3 and 4)', () => {
       expect(await accepting(port)).toBe(false);
       expect(log.out).toContain('"msg":"stopped"');
 
+      // The build compressed the web app's chunks (app/serve.ts writeAppBundle): every file has its
+      // .gz and .br beside it, each the file's bytes. One .br is swapped for another valid encoding
+      // of the same bytes (brotli quality 1): the server must send the build's, not compress again.
+      const bundleDir = path.join(copy, 'dist', 'app', 'bundle');
+      const index = JSON.parse(readFileSync(path.join(bundleDir, 'bundle.json'), 'utf8')) as { entry: string; files: string[] };
+      for (const f of index.files) {
+        const raw = readFileSync(path.join(bundleDir, f));
+        expect(gunzipSync(readFileSync(path.join(bundleDir, `${f}.gz`))).equals(raw), f).toBe(true);
+        expect(brotliDecompressSync(readFileSync(path.join(bundleDir, `${f}.br`))).equals(raw), f).toBe(true);
+      }
+      const swapped = brotliCompressSync(readFileSync(path.join(bundleDir, index.entry)), { params: { [zlib.BROTLI_PARAM_QUALITY]: 1 } });
+      expect(swapped.equals(readFileSync(path.join(bundleDir, `${index.entry}.br`)))).toBe(false);
+      writeFileSync(path.join(bundleDir, `${index.entry}.br`), swapped);
+
       // The `cairn` bin a supervisor runs: nothing to build now, and it is the server itself.
       const bin = startServer(path.join(copy, 'bin', 'cairn.js'), [], copy, port, 30_000);
       try {
         await bin.listening;
         expect(bin.log.out).not.toContain('Building Cairn');
         expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+        const served = await new Promise<Buffer>((resolve, reject) => {
+          // node:http, not fetch: fetch would decode the body.
+          import('node:http').then(({ get }) =>
+            get(`http://127.0.0.1:${port}/app/assets/${index.entry}`, { headers: { 'accept-encoding': 'br' } }, (res) => {
+              const parts: Buffer[] = [];
+              res.on('data', (c: Buffer) => parts.push(c));
+              res.on('end', () => (res.headers['content-encoding'] === 'br' ? resolve(Buffer.concat(parts)) : reject(new Error(`content-encoding ${res.headers['content-encoding']}`))));
+            }).on('error', reject),
+          );
+        });
+        expect(served.equals(swapped)).toBe(true);
         bin.child.kill('SIGTERM');
         expect(await bin.exited).toBe(0);
         expect(await accepting(port)).toBe(false);
