@@ -13,7 +13,6 @@ import { methodsAt } from '../rest/routes.js';
 import { sendProblem } from '../rest/send.js';
 import { requestState } from '../rest/state.js';
 import { requestExtras } from '../rest/rate-limit.js';
-import { buildOpenApiDocument } from '../rest/openapi.js';
 import { errorPage, errorIndex } from '../rest/error-pages.js';
 import { captureInboxFile, downloadFile, uploadFile } from '../rest/files.js';
 import { exportAccount } from '../rest/export.js';
@@ -51,13 +50,29 @@ export function createApp(deps: Deps): express.Express {
   // /openapi.json names PUBLIC_URL (a document saved or fed to a generator needs an absolute
   // address); the copy /docs embeds puts the relative `/` first, so "Try it out" calls the origin
   // the page was opened from, whatever PUBLIC_URL says (issue 13 item 2; docs/api.md).
-  const doc = buildOpenApiDocument(deps.config.publicUrl);
-  const docsCopy = { ...doc, servers: [{ url: '/', description: 'The server this page was loaded from' }, ...(doc.servers ?? [])] };
-  app.get('/openapi.json', (_req, res) => {
-    res.json(doc);
+  // Both are made on their first request, not at start: the generator (trpc-to-openapi), the
+  // document and the page's copy hold ~7 MB of heap that a server nobody reads them from never
+  // needs (docs/performance.md "Memory"). test/rest/openapi-truths.rest.test.ts builds the
+  // document, so a route it cannot describe fails there.
+  let doc: Promise<Record<string, unknown> & { servers?: unknown[] }> | undefined;
+  const openApi = () => (doc ??= import('../rest/openapi.js').then((m) => m.buildOpenApiDocument(deps.config.publicUrl)));
+  app.get('/openapi.json', async (_req, res) => {
+    res.json(await openApi());
   });
-  // No validator badge: it would load an image from validator.swagger.io (rest/html.ts: same origin only).
-  app.use('/docs', htmlPageHeaders, swaggerUi.serve, swaggerUi.setup(docsCopy, { customSiteTitle: 'Cairn API', swaggerOptions: { validatorUrl: null } }));
+  // swagger-ui-express's `serve` answers /docs/swagger-ui-init.js with what `setup` made, so the
+  // page is set up before `serve` runs, whichever of the two a browser asks for first.
+  let docsPage: express.RequestHandler | undefined;
+  const setUpDocs: express.RequestHandler = async (_req, _res, next) => {
+    if (!docsPage) {
+      const d = await openApi();
+      const docsCopy = { ...d, servers: [{ url: '/', description: 'The server this page was loaded from' }, ...(d.servers ?? [])] };
+      // No validator badge: it would load an image from validator.swagger.io (rest/html.ts: same origin only).
+      docsPage = swaggerUi.setup(docsCopy, { customSiteTitle: 'Cairn API', swaggerOptions: { validatorUrl: null } });
+    }
+    next();
+  };
+  const page: express.RequestHandler = (req, res, next) => docsPage!(req, res, next);
+  app.use('/docs', htmlPageHeaders, setUpDocs, swaggerUi.serve, page);
 
   app.get('/errors', htmlPageHeaders, (_req, res) => {
     res.type('html').send(errorIndex(deps.config.publicUrl));
