@@ -1,5 +1,5 @@
 // Issue 29 (peak RSS; docs/performance.md "Memory"): the CalDAV door, the MCP door (the MCP
-// SDK) and prom-client are not loaded by a server that has not been asked for them. A real
+// SDK), prom-client and the OpenAPI generator are not loaded by a server that has not been asked for them. A real
 // server process records every module it resolves; REST and tRPC requests load none of the
 // three; the first /dav and /mcp requests load their door and are answered as usual.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -16,6 +16,8 @@ const loaded = (needle: RegExp) => readFileSync(loads, 'utf8').split('\n').some(
 const DAV = /\/dav\/handler\.(ts|js)$/;
 const MCP = /@modelcontextprotocol\/|\/mcp\/door\.(ts|js)$/;
 const PROM = /prom-client/;
+// The OpenAPI document's generator and its module (server/app.ts builds the document on first request).
+const OPENAPI = /trpc-to-openapi\/|\/rest\/openapi\.(ts|js)$/;
 
 beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'cairn-lazy-doors-'));
@@ -43,6 +45,7 @@ describe('doors loaded when first asked', () => {
     expect(loaded(DAV)).toBe(false);
     expect(loaded(MCP)).toBe(false);
     expect(loaded(PROM)).toBe(false);
+    expect(loaded(OPENAPI)).toBe(false);
 
     // Two requests racing the first load are both answered by the one door.
     const [a, b] = await Promise.all([1, 2].map(() => fetch(`${server.url}/.well-known/caldav`, { redirect: 'manual' })));
@@ -56,5 +59,15 @@ describe('doors loaded when first asked', () => {
     const unauth = await fetch(`${server.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' });
     expect(unauth.status).toBe(401);
     expect(loaded(PROM)).toBe(false);
+    expect(loaded(OPENAPI)).toBe(false);
+
+    // The OpenAPI document and /docs: made on the first request for either, /docs' script first.
+    const init = await fetch(`${server.url}/docs/swagger-ui-init.js`);
+    expect(init.status).toBe(200);
+    expect(await init.text()).toContain('"openapi": "3.1');
+    expect(loaded(OPENAPI)).toBe(true);
+    const doc = await fetch(`${server.url}/openapi.json`);
+    expect(doc.status).toBe(200);
+    expect(((await doc.json()) as { paths: Record<string, unknown> }).paths['/v1/todos']).toBeDefined();
   }, 60_000);
 });
