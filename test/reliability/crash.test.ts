@@ -9,7 +9,8 @@
 //   - a keyed request that got no answer, retried, replays or applies once: never twice;
 //   - every acknowledged create has exactly one `*.created` event, no object two;
 //   - PRAGMA integrity_check is ok.
-// CRASH_CYCLES kill cycles (3 in `npm test`, 20 in `npm run soak`); the seed is printed.
+// CRASH_CYCLES kill cycles (3 in `npm test`, 20 in `npm run soak`); the seed is printed, and named
+// by any failure (CAIRN_TEST_SEED repeats it).
 // Webhooks (issue 16 merged): the process sends to a loopback HTTPS receiver (self-signed
 // certificate trusted through NODE_EXTRA_CA_CERTS, CAIRN_UNSAFE_ALLOW_LOOPBACK=1). Each user has a
 // subscription to `todo.created` made before the first kill, and a fourth worker per user creates
@@ -23,6 +24,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
+import { nameSeedOnFailure, testSeed } from '../helpers/seed.js';
 import { serverPid, startServerProcess, type ServerProcess } from '../helpers/process.js';
 import { call, type Res } from '../helpers/http.js';
 import { fullUser, type Owner } from '../helpers/resources.js';
@@ -32,7 +34,12 @@ import { receiver, type Receiver } from '../webhooks/receiver.js';
 type Any = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 const CYCLES = Number(process.env.CRASH_CYCLES ?? (process.env.CAIRN_SOAK ? 20 : 3));
-const SEED = Number(process.env.CRASH_SEED ?? Date.now() % 100_000);
+// The seed: random on every run (each run explores new kill moments and writes); CAIRN_TEST_SEED=<n>
+// fixes it to repeat one (CRASH_SEED too, as before): the kill delays and the draws of the workers
+// (which still interleave as real time has them). A failure of any kind (an assertion, a thrown
+// error, a timeout) names it at the head of its message, the part the CI's summary keeps.
+const SEED = testSeed(process.env.CRASH_SEED, Date.now() % 100_000);
+nameSeedOnFailure(SEED);
 let seed = SEED;
 const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
 
@@ -300,7 +307,7 @@ async function checkWebhooks(): Promise<string[]> {
 
 describe(`crash durability (issue 18.1): ${CYCLES} SIGKILL cycles`, () => {
   it('acknowledged writes survive, multi-row writes are whole, keyed retries replay, events once, the database is sound', async () => {
-    console.log(`crash harness: seed ${SEED} (CRASH_SEED=${SEED} to repeat)`);
+    console.log(`crash harness: seed ${SEED} (CAIRN_TEST_SEED=${SEED} to repeat)`);
     cert = selfSignedCert();
     hooks = await receiver(cert, 200);
     await boot();

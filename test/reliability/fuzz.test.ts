@@ -11,12 +11,13 @@
 // handler. 429 answers are still checked for their problem shape.
 //
 // Requests: FUZZ_REQUESTS (default 10,000; `npm run soak` sets 200,000). Sent 16 at a time.
-// A failure prints fast-check's seed and the shrunk batch; rerun with FUZZ_SEED=<seed>.
+// A failure names the seed (and fast-check's shrunk batch); rerun with CAIRN_TEST_SEED=<seed>.
 // FUZZ_ONLY=<regex> restricts it to the operations whose path matches (e.g. `webhooks|approvals|grants`).
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { nameSeedOnFailure, testSeed } from '../helpers/seed.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { call, registerUser } from '../helpers/http.js';
 import { loadOpenApi, operations, responseValidators, schemaValidator, type Operation } from '../helpers/openapi.js';
@@ -27,6 +28,12 @@ type Any = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 export const FUZZ_REQUESTS = Number(process.env.FUZZ_REQUESTS ?? (process.env.CAIRN_SOAK ? 200_000 : 10_000));
 const BATCH = 16;
+
+// The seed: random on every run (each run explores new inputs); CAIRN_TEST_SEED=<n> fixes it to
+// repeat one (FUZZ_SEED too, as before). A failure of any kind (an assertion, a thrown error, a
+// timeout) names it at the head of its message, the part the CI's summary keeps.
+const seed = testSeed(process.env.FUZZ_SEED, Date.now() % 2 ** 31);
+nameSeedOnFailure(seed);
 
 /**
  * Operations that end or change the caller's credential: fuzzed with a throwaway user's session.
@@ -346,7 +353,6 @@ describe('fuzzing from /openapi.json (issue 18.2)', () => {
   it(`${FUZZ_REQUESTS} generated and mutated requests over every operation: no 5xx, problems well formed, successes as documented`, async () => {
     const arbs = new Map(ops.map((o) => [o.operationId, requestArb(o)]));
     const perOp = fc.constantFrom(...ops).chain((o) => arbs.get(o.operationId)!);
-    const seed = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : Date.now() % 2 ** 31;
     const started = Date.now();
     let genTime = 0;
     let lastEnd = performance.now();

@@ -12,9 +12,10 @@
 //     413 invalid_request, everything else 400), `Cache-Control: no-store` on the token endpoint;
 //   - a success: 201 with a client_id (register), 200 with a Bearer pair (token), 200 with a
 //     status (wait).
-// OAUTH_FUZZ_REQUESTS (default 1,500; soak 20,000). FUZZ_SEED repeats a run.
+// OAUTH_FUZZ_REQUESTS (default 1,500; soak 20,000). A failure names the seed; CAIRN_TEST_SEED repeats a run.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { nameSeedOnFailure, testSeed } from '../helpers/seed.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { call } from '../helpers/http.js';
 import { fullUser, OAUTH_REDIRECT, oauthFlow, type OAuthFlow } from '../helpers/resources.js';
@@ -23,6 +24,13 @@ type Any = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 const REQUESTS = Number(process.env.OAUTH_FUZZ_REQUESTS ?? (process.env.CAIRN_SOAK ? 20_000 : 1_500));
 const BATCH = 16;
+
+// The seed: random on every run (each run explores new inputs); CAIRN_TEST_SEED=<n> fixes it to
+// repeat one (FUZZ_SEED too, as before). A failure of any kind (an assertion, a thrown error, a
+// timeout) names it at the head of its message, the part the CI's summary keeps.
+const seed = testSeed(process.env.FUZZ_SEED, Date.now() % 2 ** 31);
+nameSeedOnFailure(seed);
+
 const ERRORS = new Set(['invalid_request', 'invalid_client', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type', 'invalid_scope', 'invalid_target', 'invalid_redirect_uri', 'invalid_client_metadata']);
 
 let app: TestApp;
@@ -214,7 +222,6 @@ async function send(r: Req): Promise<string | null> {
 
 describe('fuzzing the OAuth endpoints outside /openapi.json (issue 18.2)', () => {
   it(`${REQUESTS} generated and mutated requests to /oauth/register, /oauth/token and /oauth/authorize/wait: no 5xx, RFC 6749 error JSON with the right status`, async () => {
-    const seed = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : Date.now() % 2 ** 31;
     const any = fc.oneof({ weight: 5, arbitrary: tokenArb }, { weight: 3, arbitrary: registerArb }, { weight: 1, arbitrary: waitArb });
     let sent = 0;
     await fc.assert(
