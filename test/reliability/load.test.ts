@@ -5,7 +5,8 @@
 // (today, anytime, upcoming) and search. After a warm-up, every answer must be a success; p50/p99
 // are printed (docs/reliability.md records them); the server's RSS and open file descriptors
 // (/proc/<pid>; sockets counted apart, as they follow the client's connections) averaged over
-// the first and the last window differ by at most 10%.
+// the first and the last window: RSS grows by at most 10% (12 MiB for a server under 120 MiB),
+// descriptors differ by at most 10%.
 // `npm test`: LOAD_SECONDS=10 at LOAD_RATE=60/s after 3 s; `npm run soak`: 60 s at 200/s after a
 // 30 s warm-up (the machine is shared: set LOAD_RATE near the bench's capacity on a quiet one).
 // Why the warm-up, and the proof that the RSS measure catches a 2 KB-per-request leak
@@ -130,7 +131,12 @@ describe('load and leaks (issue 18.6)', () => {
         `RSS ${(first.rss / 2 ** 20).toFixed(1)} -> ${(last.rss / 2 ** 20).toFixed(1)} MiB, non-socket fds ${first.fds.toFixed(1)} -> ${last.fds.toFixed(1)}, sockets at most ${first.sockets} -> ${last.sockets}; errors ${errors.length}`,
     );
     expect(errors.slice(0, 5)).toEqual([]);
-    expect(Math.abs(last.rss - first.rss) / first.rss).toBeLessThanOrEqual(0.1);
+    // A leak only grows RSS: the growth is bounded, a drop is not (the kernel reclaiming the
+    // binary's file-backed pages on a busy machine, or a major GC handing memory back, is no
+    // leak). 10%, with a floor of 12 MiB for a small server: at this one's 130-220 MiB the floor
+    // changes nothing, so the soak's proof holds (a 2 KB-per-request leak, ~20 MB between its
+    // windows, fails it).
+    expect(last.rss - first.rss, 'RSS growth (bytes)').toBeLessThanOrEqual(Math.max(0.1 * first.rss, 12 * 2 ** 20));
     expect(Math.abs(last.fds - first.fds) / first.fds).toBeLessThanOrEqual(0.1);
     // Sockets: at most the client's pool of 16, the listener and some closing. Bounded by the pool,
     // not by the first window: how many of the 16 are open at a sample follows the latency of the
