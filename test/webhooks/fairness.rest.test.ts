@@ -19,6 +19,14 @@ import { receiver, until, type Answer, type Receiver } from './receiver.js';
 const MIN = 60_000;
 const HOUR = 60 * MIN;
 const DAY = 24 * HOUR;
+/**
+ * The shortened send deadline (real time) of the timeout tests: a hanging send must have reached
+ * the receiver (connect, TLS handshake, the request sent and read to its end) before it passes,
+ * or the receiver records nothing and the counts below are short. 150-200 ms left a loaded 2-core
+ * runner little margin for that; 1 s leaves plenty. Each timed-out send costs this much real
+ * time (the three-day test waits out 14 of them, one after another).
+ */
+const TIMEOUT_DEADLINE_MS = 1_000;
 
 let cert: Cert;
 let app: TestApp;
@@ -191,7 +199,7 @@ describe('the attack of issue 28: another account\'s receivers accept and never 
 
 describe('a subscription whose attempts time out is held, then probed one send at a time', () => {
   it('holds it 1 min, 5 min, … after consecutive timeouts; a ping lifts the hold; a 2xx ends it and sends the backlog at once', async () => {
-    d = createDispatcher(app.deps, { sendDeadlineMs: 200 });
+    d = createDispatcher(app.deps, { sendDeadlineMs: TIMEOUT_DEADLINE_MS });
     const u = await user();
     const r = await rec('hang');
     const t0 = app.clock();
@@ -238,7 +246,7 @@ describe('a subscription whose attempts time out is held, then probed one send a
   });
 
   it('a receiver that always hangs gets one probe per hold, and is still disabled at three days to the minute', async () => {
-    d = createDispatcher(app.deps, { sendDeadlineMs: 150 });
+    d = createDispatcher(app.deps, { sendDeadlineMs: TIMEOUT_DEADLINE_MS });
     const u = await user();
     const r = await rec('hang');
     const t0 = app.clock();
@@ -264,10 +272,10 @@ describe('a subscription whose attempts time out is held, then probed one send a
     expect(log.every((x) => x.status === 'failed')).toBe(true);
     expect(log.flatMap((x) => x.attempts).every((a) => a.errorClass === 'timeout')).toBe(true);
     expect(r.got).toHaveLength(expected.length + 1);
-  });
+  }, 30_000 + 14 * TIMEOUT_DEADLINE_MS); // 14 sends wait out the deadline, one after another
 
   it('PATCH url starts without a hold', async () => {
-    d = createDispatcher(app.deps, { sendDeadlineMs: 150 });
+    d = createDispatcher(app.deps, { sendDeadlineMs: TIMEOUT_DEADLINE_MS });
     const u = await user();
     const r = await rec('hang');
     const other = await rec(200);
