@@ -131,12 +131,14 @@ function installedPackages(nodeModules: string): { name: string; dir: string; ma
 async function exercise(project: string, tscPath: string, spec: string): Promise<void> {
   // The npm and tsc runs before this block the event loop (spawnSync) for many seconds, past the
   // server's keep-alive timeout: a pooled socket the server closed meanwhile may be handed to
-  // the first request and reset. That request is sent again on a fresh socket.
+  // the first request and reset (ECONNRESET) or found closed as the request goes out (undici's
+  // UND_ERR_SOCKET, "other side closed"). That request is sent again, once, on a fresh socket.
   const fresh = async <T,>(f: () => Promise<T>): Promise<T> => {
     try {
       return await f();
     } catch (e) {
-      if ((e as { cause?: { code?: string } }).cause?.code !== 'ECONNRESET') throw e;
+      const code = (e as { cause?: { code?: string } }).cause?.code;
+      if (code !== 'ECONNRESET' && code !== 'UND_ERR_SOCKET') throw e;
       return f();
     }
   };

@@ -111,18 +111,33 @@ describe('bounded password hashing', () => {
         return r;
       }),
     );
-    await new Promise((r) => setImmediate(r));
+    // The session request goes once every login has reached the hashing (both slots taken, the
+    // rest waiting for one; polled: their arrival is I/O). Sent earlier, it could be answered
+    // before the logins had reached the queue, or overtake some of them, and would show nothing;
+    // counted from the start, logins answered before it was even sent would count against it.
+    const reached = () => passwordHashingStats().running + passwordHashingStats().waiting + order.length;
+    for (const end = Date.now() + 10_000; reached() < logins.length; ) {
+      if (Date.now() > end) throw new Error(`only ${reached()} of the logins reached the hashing`);
+      await new Promise((r) => setTimeout(r, 1));
+    }
+    const answeredBefore = order.length;
+    let atAnswer: ReturnType<typeof passwordHashingStats> | undefined;
     const me = call(a, 'GET', '/v1/me', { token: u.session }).then((r) => {
       order.push('me');
+      atAnswer = passwordHashingStats();
       return r;
     });
     const [meRes, ...loginRes] = await Promise.all([me, ...logins]);
     expect(meRes.status).toBe(200);
     for (const r of loginRes) expect(r.status).toBe(200);
     expect(passwordHashingStats().peak).toBe(LIMITS.passwordConcurrency);
-    // The session check did not wait behind the queue of hashes.
+    // The session check did not wait behind the queue of hashes: when it was answered, logins were
+    // still hashing or waiting to…
+    expect(atAnswer!.running + atAnswer!.waiting, JSON.stringify({ order, answeredBefore, atAnswer })).toBeGreaterThan(0);
     expect(order.indexOf('me')).toBeLessThan(order.length - 1);
-    expect(order.indexOf('me')).toBeLessThanOrEqual(LIMITS.passwordConcurrency);
+    // …and while it was out, at most the hashes already running when it was sent ended: it waited
+    // for none of the queued ones.
+    expect(order.indexOf('me') - answeredBefore, JSON.stringify({ order, answeredBefore })).toBeLessThanOrEqual(LIMITS.passwordConcurrency);
   });
 });
 
